@@ -1,0 +1,3 @@
+from streamer.cli.main import main
+
+main()

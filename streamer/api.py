@@ -1,0 +1,213 @@
+"""The Python API: every command of the CLI is a thin layer over a function here.
+
+from streamer import api
+
+config = api.load_config("streamer.yaml")
+result = api.evidence(config, "session.jsonl", "lanes/", output="evidence.json")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, BinaryIO
+
+from streamer.configuration import Configuration, load_configuration
+from streamer.domain import dnd
+from streamer.framework.artifact_kinds import ArtifactKindRegistry
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.evidence.projector import ProjectedEvidence, project_evidence
+from streamer.framework.evidence.request import build_evidence_request
+from streamer.framework.lane_outputs import LaneOutput, lane_output_path, read_lane_output
+from streamer.framework.source_reader import DEFAULT_BUFFER_SIZE, SourceDocumentReader
+from streamer.output.evidence_context import write_evidence_context
+from streamer.output.publication import publish
+
+Source = str | os.PathLike[str] | BinaryIO
+Warn = Callable[[str], None]
+READ_BUFFER = 1 << 20
+
+
+def default_registry() -> ArtifactKindRegistry:
+    """The registry with every artifact kind streamer ships (the D&D kinds, v1)."""
+    registry = ArtifactKindRegistry()
+    dnd.register(registry)
+    return registry
+
+
+def load_config(path: str | os.PathLike[str]) -> Configuration:
+    return load_configuration(Path(path), default_registry())
+
+
+def _stderr_warning(message: str) -> None:
+    print(f"streamer: warning: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def open_source(source: Source) -> Iterator[BinaryIO]:
+    """A binary stream for a path, ``-`` (standard input) or an already open stream."""
+    if not isinstance(source, (str, os.PathLike)):
+        yield source
+        return
+    if os.fspath(source) == "-":
+        yield sys.stdin.buffer
+        return
+    path = Path(source)
+    try:
+        stream = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115
+    except FileNotFoundError:
+        raise ConfigurationError(
+            f"source file {path.name} does not exist", hint="check --source, or use - for stdin"
+        ) from None
+    except OSError as error:
+        raise ConfigurationError(
+            f"source file {path.name} cannot be read ({error.strerror})"
+        ) from None
+    with stream:
+        yield stream
+
+
+def check_output_destination(output: str | os.PathLike[str]) -> None:
+    """Fail before reading anything when ``output`` cannot be written."""
+    if os.fspath(output) == "-":
+        return
+    path = Path(output)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ConfigurationError(f"output {path.name} is a directory", hint="name a file")
+    if not parent.is_dir():
+        raise ConfigurationError(
+            f"output folder for {path.name} does not exist", hint="create it first"
+        )
+    if not os.access(parent, os.W_OK):
+        raise ConfigurationError(f"output folder for {path.name} is not writable")
+
+
+def effective_lanes(config: Configuration, selection: Sequence[str] | None) -> tuple[str, ...]:
+    """The lanes of this run: all configured lanes, or the ``--lane`` selection."""
+    configured = [lane.id for lane in config.lanes]
+    if not selection:
+        return tuple(configured)
+    chosen: list[str] = []
+    for lane_id in selection:
+        lane_id = lane_id.strip()
+        if lane_id not in configured:
+            raise ConfigurationError(
+                f"--lane {lane_id[:64]!r} is not a configured lane",
+                hint="configured lanes: " + ", ".join(configured),
+            )
+        if lane_id not in chosen:
+            chosen.append(lane_id)
+    return tuple(chosen)
+
+
+def read_lane_outputs(
+    config: Configuration,
+    lanes_dir: str | os.PathLike[str],
+    lane_ids: Sequence[str],
+    warn: Warn = _stderr_warning,
+) -> list[LaneOutput[Any]]:
+    """Read and validate the normalized outputs of ``lane_ids``; a lane without a file
+    completed without an output, which ``warn`` reports."""
+    directory = Path(lanes_dir)
+    if not directory.is_dir():
+        raise ConfigurationError(
+            f"lanes folder {directory.name} does not exist", hint="check --lanes-dir"
+        )
+    outputs: list[LaneOutput[Any]] = []
+    for lane_id in lane_ids:
+        path = lane_output_path(directory, lane_id)
+        if not path.exists():
+            warn(f"lane {lane_id} has no normalized output ({path.name}); it contributes nothing")
+            continue
+        outputs.append(read_lane_output(path, lane_id, config.lane(lane_id).kind))
+    return outputs
+
+
+@dataclass(frozen=True)
+class EvidenceResult:
+    """What an evidence run produced (also the basis of the bundle receipt)."""
+
+    document_id: str
+    semantic_digest: str
+    unit_count: int
+    contexts: int
+    published_units: int
+    references: int
+    contributing_lanes: tuple[str, ...]
+
+
+def project(
+    config: Configuration,
+    source: Source,
+    lanes_dir: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    warn: Warn = _stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+) -> ProjectedEvidence:
+    """Validate everything and project the evidence context; nothing is written.
+
+    The caller owns the result and must ``close()`` it.
+    """
+    settings = config.evidence_context
+    if settings is None or not settings.enabled:
+        raise ConfigurationError(
+            "evidence publication is not enabled in the configuration",
+            hint="set output.options.evidence_context.enabled: true with a lanes allowlist",
+        )
+    run_lanes = effective_lanes(config, lanes)
+    selected = [lane_id for lane_id in settings.lanes if lane_id in run_lanes]
+    outputs = read_lane_outputs(config, lanes_dir, selected, warn)
+    request = build_evidence_request(settings.lanes, settings.window_units, outputs)
+    with open_source(source) as stream:
+        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
+        return project_evidence(request, reader, lambda: reader.identity)
+
+
+def evidence(
+    config: Configuration,
+    source: Source,
+    lanes_dir: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    output: str | os.PathLike[str] | IO[bytes] = "-",
+    warn: Warn = _stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+) -> EvidenceResult:
+    """Publish the evidence-context document to ``output`` (a path, ``-`` or a stream).
+
+    Every validation completes before the first output byte; a file is written to a
+    temporary sibling and renamed into place, so a failed run writes nothing.
+    """
+    if isinstance(output, (str, os.PathLike)):
+        check_output_destination(output)
+    projection = project(config, source, lanes_dir, lanes=lanes, warn=warn, buffer_size=buffer_size)
+    try:
+        if isinstance(output, (str, os.PathLike)):
+            publish(os.fspath(output), lambda out: write_evidence_context(projection, out))
+        else:
+            write_evidence_context(projection, output)
+        return summarize(projection)
+    finally:
+        projection.close()
+
+
+def summarize(projection: ProjectedEvidence) -> EvidenceResult:
+    identity = projection.identity
+    lanes = sorted(
+        {lane for context in projection.contexts for _, ids in context.references for lane in ids}
+    )
+    return EvidenceResult(
+        identity.document_id,
+        identity.semantic_digest,
+        identity.unit_count,
+        len(projection.contexts),
+        sum(context.end_position - context.start_position + 1 for context in projection.contexts),
+        sum(len(context.references) for context in projection.contexts),
+        tuple(lanes),
+    )

@@ -1,0 +1,23 @@
+"""The typer application that every command module registers with."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="streamer",
+    help="Publish evidence-grounded session bundles from transcripts, streaming.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(
+        False, "--debug", help="Show a traceback when an unexpected failure happens."
+    ),
+) -> None:
+    """Publish evidence-grounded session bundles from transcripts, streaming."""

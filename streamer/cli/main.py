@@ -1,0 +1,95 @@
+"""The ``streamer`` entry point: runs the typer app and turns every failure into one
+content-safe line on standard error with the documented exit status.
+
+Exit status: 0 success; 1 unexpected failure; 2 usage or configuration error;
+3 invalid input; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 141 closed pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Sequence
+from types import FrameType
+from typing import NoReturn
+
+import click
+
+from streamer.cli import evidence_command  # noqa: F401  (registers the command)
+from streamer.cli.app import app
+from streamer.framework.errors import StreamerError
+
+EXIT_UNEXPECTED = 1
+EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
+
+
+class Terminated(BaseException):
+    """Raised from the SIGTERM handler so that cleanup runs as for Ctrl-C."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+def _error(message: str) -> None:
+    print(f"streamer: error: {' '.join(message.split())}", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    # Python would report the closed pipe again when flushing stdout at exit.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in arguments
+    signal.signal(signal.SIGTERM, _terminate)
+    status = 0
+    try:
+        result = app(args=arguments, prog_name="streamer", standalone_mode=False)
+        status = result if isinstance(result, int) else 0
+    except StreamerError as error:
+        if debug:
+            traceback.print_exc()
+        _error(error.one_line())
+        status = error.exit_status
+    except click.exceptions.Exit as exit_:
+        status = exit_.exit_code
+    except click.UsageError as error:
+        hint = (
+            " (hint: see 'streamer --help')"
+            if error.ctx is None
+            else (f" (hint: see '{error.ctx.command_path} --help')")
+        )
+        _error(error.format_message() + hint)
+        status = EXIT_USAGE
+    except click.ClickException as error:
+        _error(error.format_message())
+        status = error.exit_code
+    except BrokenPipeError:
+        _silence_stdout()
+        status = EXIT_BROKEN_PIPE
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        status = EXIT_INTERRUPTED
+    except Terminated:
+        status = EXIT_TERMINATED
+    except Exception as error:
+        if debug:
+            traceback.print_exc()
+        _error(
+            f"unexpected failure ({type(error).__name__})"
+            + ("" if debug else " (hint: run again with --debug for a traceback)")
+        )
+        status = EXIT_UNEXPECTED
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        status = status or EXIT_BROKEN_PIPE
+    sys.exit(status)

@@ -1,0 +1,54 @@
+"""The resolved configuration."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from streamer.framework.artifact_kinds import ArtifactKind
+
+DEFAULT_WINDOW_UNITS = 3
+DEFAULT_MAX_UNITS = 100
+DEFAULT_OVERLAP_UNITS = 10
+
+
+@dataclass(frozen=True)
+class LaneConfig:
+    """A configured final lane and the artifact kind of its normalized output."""
+
+    id: str
+    kind: ArtifactKind[Any]
+
+
+@dataclass(frozen=True)
+class EvidenceContextConfig:
+    """``output.options.evidence_context``; ``lanes`` is trimmed, unique and sorted."""
+
+    enabled: bool
+    window_units: int = DEFAULT_WINDOW_UNITS
+    lanes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    """``pipeline.chunking``: how the source document is cut into extraction chunks."""
+
+    max_units: int = DEFAULT_MAX_UNITS
+    overlap_units: int = DEFAULT_OVERLAP_UNITS
+
+
+@dataclass(frozen=True)
+class Configuration:
+    lanes: tuple[LaneConfig, ...]
+    chunking: ChunkingConfig
+    evidence_context: EvidenceContextConfig | None
+
+    def lane(self, lane_id: str) -> LaneConfig:
+        for lane in self.lanes:
+            if lane.id == lane_id:
+                return lane
+        raise KeyError(lane_id)
+
+    @property
+    def evidence_enabled(self) -> bool:
+        return self.evidence_context is not None and self.evidence_context.enabled

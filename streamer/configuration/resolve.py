@@ -1,0 +1,176 @@
+"""Resolving the configuration, with every rule of the spec's Configuration Policy.
+
+Everything here fails with a ``ConfigurationError`` (exit status 2) before any input is
+read. Errors name the JSON path of the offending member (``$.output.options...``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from streamer.configuration.model import (
+    DEFAULT_MAX_UNITS,
+    DEFAULT_OVERLAP_UNITS,
+    DEFAULT_WINDOW_UNITS,
+    ChunkingConfig,
+    Configuration,
+    EvidenceContextConfig,
+    LaneConfig,
+)
+from streamer.configuration.yaml_loader import load_yaml
+from streamer.framework.artifact_kinds import ArtifactKindRegistry
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import quoted
+
+LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
+
+
+def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configuration:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigurationError(
+            f"configuration file {path.name} does not exist", hint="check --config"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not UTF-8 text"
+        raise ConfigurationError(
+            f"configuration file {path.name} cannot be read ({reason})"
+        ) from None
+    return resolve_configuration(load_yaml(text), registry)
+
+
+def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configuration:
+    root = _object(data, "$", required={"pipeline"}, optional={"output"})
+    pipeline = _object(root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking"})
+    lanes = _lanes(pipeline["lanes"], registry)
+    chunking = _chunking(pipeline.get("chunking"))
+    evidence = None
+    if "output" in root:
+        output = _object(root["output"], "$.output", required={"module"}, optional={"options"})
+        if output["module"] != "json":
+            raise ConfigurationError(
+                "$.output.module must be json", hint="json is the only output module"
+            )
+        if "options" in output:
+            options = _object(
+                output["options"], "$.output.options", required=set(), optional={"evidence_context"}
+            )
+            if "evidence_context" in options:
+                evidence = _evidence_context(options["evidence_context"], lanes)
+    return Configuration(lanes, chunking, evidence)
+
+
+def _object(value: Any, path: str, *, required: set[str], optional: set[str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigurationError(f"{path} must be a mapping")
+    for key in value:
+        if key not in required and key not in optional:
+            shown = quoted(key) if isinstance(key, str) else "(a non-string key)"
+            raise ConfigurationError(
+                f"{path}: unknown member {shown}",
+                hint="accepted: " + ", ".join(sorted(required | optional)),
+            )
+    for key in sorted(required):
+        if key not in value:
+            raise ConfigurationError(f"{path}.{key} is required")
+    return value
+
+
+def _integer(value: Any, path: str, minimum: int) -> int:
+    # A YAML boolean is a bool and a YAML float a float: neither is an integer here.
+    if type(value) is not int or value < minimum:
+        raise ConfigurationError(f"{path} must be an integer >= {minimum}")
+    return value
+
+
+def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigurationError("$.pipeline.lanes must be a non-empty list")
+    lanes: list[LaneConfig] = []
+    seen: set[str] = set()
+    for index, item in enumerate(value):
+        path = f"$.pipeline.lanes[{index}]"
+        lane = _object(item, path, required={"id", "artifact_kind"}, optional=set())
+        lane_id = _lane_id(lane["id"], f"{path}.id")
+        if lane_id in seen:
+            raise ConfigurationError(f"{path}.id: duplicate lane ID {quoted(lane_id)}")
+        seen.add(lane_id)
+        kind_name = lane["artifact_kind"]
+        if not isinstance(kind_name, str):
+            raise ConfigurationError(f"{path}.artifact_kind must be a string")
+        lanes.append(LaneConfig(lane_id, registry.get(kind_name, where=f"{path}.artifact_kind")))
+    return tuple(lanes)
+
+
+def _lane_id(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigurationError(f"{path} must be a string")
+    lane_id = value.strip()
+    if not LANE_ID.match(lane_id):
+        raise ConfigurationError(
+            f"{path}: {quoted(lane_id)} is not a valid lane ID",
+            hint="lane IDs are 1-64 characters of a-z, 0-9, '-' and '_', starting with a "
+            "letter or digit",
+        )
+    return lane_id
+
+
+def _chunking(value: Any) -> ChunkingConfig:
+    if value is None:
+        return ChunkingConfig()
+    chunking = _object(
+        value, "$.pipeline.chunking", required=set(), optional={"max_units", "overlap_units"}
+    )
+    max_units = _integer(
+        chunking.get("max_units", DEFAULT_MAX_UNITS), "$.pipeline.chunking.max_units", 1
+    )
+    overlap = _integer(
+        chunking.get("overlap_units", DEFAULT_OVERLAP_UNITS), "$.pipeline.chunking.overlap_units", 0
+    )
+    if overlap >= max_units:
+        raise ConfigurationError("$.pipeline.chunking.overlap_units must be smaller than max_units")
+    return ChunkingConfig(max_units, overlap)
+
+
+def _evidence_context(value: Any, lanes: tuple[LaneConfig, ...]) -> EvidenceContextConfig:
+    path = "$.output.options.evidence_context"
+    if not isinstance(value, dict):
+        raise ConfigurationError(f"{path} must be a mapping")
+    if "enabled" not in value:
+        raise ConfigurationError(f"{path}.enabled is required")
+    enabled = value["enabled"]
+    if type(enabled) is not bool:
+        raise ConfigurationError(f"{path}.enabled must be true or false")
+    if not enabled:
+        _object(value, path, required={"enabled"}, optional=set())
+        return EvidenceContextConfig(enabled=False)
+    _object(value, path, required={"enabled", "lanes"}, optional={"window_units"})
+    window = _integer(value.get("window_units", DEFAULT_WINDOW_UNITS), f"{path}.window_units", 0)
+    selected = value["lanes"]
+    if not isinstance(selected, list) or not selected:
+        raise ConfigurationError(
+            f"{path}.lanes must be a non-empty list of lane IDs",
+            hint="evidence publication needs an explicit allowlist of lanes",
+        )
+    kinds = {lane.id: lane.kind for lane in lanes}
+    allowlist: list[str] = []
+    for index, item in enumerate(selected):
+        lane_id = _lane_id(item, f"{path}.lanes[{index}]")
+        if lane_id in allowlist:
+            raise ConfigurationError(f"{path}.lanes[{index}]: duplicate lane ID {quoted(lane_id)}")
+        kind = kinds.get(lane_id)
+        if kind is None:
+            raise ConfigurationError(
+                f"{path}.lanes[{index}]: {quoted(lane_id)} is not a configured lane",
+                hint="allowlisted lanes must be listed in pipeline.lanes",
+            )
+        if not kind.exposes_evidence:
+            raise ConfigurationError(
+                f"{path}.lanes[{index}]: lane {quoted(lane_id)} has artifact kind {kind.name}, "
+                "which cannot expose source evidence"
+            )
+        allowlist.append(lane_id)
+    return EvidenceContextConfig(True, window, tuple(sorted(allowlist)))

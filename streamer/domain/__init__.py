@@ -1,0 +1,1 @@
+"""Domain packages: artifact kinds registered through the framework's contract."""

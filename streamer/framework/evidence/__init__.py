@@ -1,0 +1,1 @@
+"""Evidence context: the domain-neutral request and the streaming projector."""

@@ -1,0 +1,119 @@
+"""Normalized lane outputs: reading ``<lane_id>.json`` and validating it against its kind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import orjson
+
+from streamer.framework.artifact_kinds import ArtifactKind
+from streamer.framework.errors import LaneOutputError
+from streamer.framework.safe_text import quoted
+
+R = TypeVar("R")
+
+_MEMBERS = ("lane_id", "artifact_kind", "schema", "source", "records")
+_SOURCE_MEMBERS = frozenset({"document_id", "semantic_digest"})
+
+
+@dataclass(frozen=True)
+class DocumentSource:
+    """The source document a lane output says it was extracted from."""
+
+    document_id: str
+    semantic_digest: str
+
+
+@dataclass(frozen=True)
+class LaneOutput(Generic[R]):
+    """An accepted normalized lane output: typed records of one artifact kind."""
+
+    lane_id: str
+    kind: ArtifactKind[R]
+    source: DocumentSource
+    records: tuple[R, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The lane payload as published: members in contract order, records canonical."""
+        return {
+            "lane_id": self.lane_id,
+            "artifact_kind": self.kind.name,
+            "schema": self.kind.schema.to_json(),
+            "source": {
+                "document_id": self.source.document_id,
+                "semantic_digest": self.source.semantic_digest,
+            },
+            "records": [self.kind.record_to_json(record) for record in self.records],
+        }
+
+
+def lane_output_path(lanes_dir: Path, lane_id: str) -> Path:
+    return lanes_dir / f"{lane_id}.json"
+
+
+def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOutput[R]:
+    """Read and validate one lane output file. Errors name the lane and a JSON path."""
+    where = f"lane {lane_id} ({path.name})"
+    try:
+        data = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError:
+        raise LaneOutputError(f"{where}: not valid JSON") from None
+    except OSError as error:
+        raise LaneOutputError(f"{where}: cannot be read ({error.strerror})") from None
+    return parse_lane_output(data, lane_id, kind, where)
+
+
+def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str) -> LaneOutput[R]:
+    if type(data) is not dict:
+        raise LaneOutputError(f"{where}: $ must be an object")
+    unknown = sorted(set(data) - set(_MEMBERS))
+    if unknown:
+        raise LaneOutputError(f"{where}: unknown member $.{quoted(unknown[0])}")
+    for name in _MEMBERS:
+        if name not in data:
+            raise LaneOutputError(f"{where}: $.{name} is required")
+    if data["lane_id"] != lane_id:
+        raise LaneOutputError(f"{where}: $.lane_id does not name this lane")
+    if data["artifact_kind"] != kind.name:
+        raise LaneOutputError(f"{where}: $.artifact_kind is not the configured kind {kind.name}")
+    if data["schema"] != kind.schema.to_json():
+        raise LaneOutputError(
+            f"{where}: $.schema is not {kind.schema.id} {kind.schema.name} {kind.schema.version}"
+        )
+    source = data["source"]
+    if (
+        type(source) is not dict
+        or source.keys() != _SOURCE_MEMBERS
+        or not all(type(value) is str and value for value in source.values())
+    ):
+        raise LaneOutputError(
+            f"{where}: $.source must be an object with document_id and semantic_digest"
+        )
+    records = data["records"]
+    if type(records) is not list:
+        raise LaneOutputError(f"{where}: $.records must be a list")
+    parsed = tuple(
+        _parse(kind, record, f"$.records[{index}]", where) for index, record in enumerate(records)
+    )
+    if kind.record_id is not None:
+        seen: dict[str, int] = {}
+        for index, record in enumerate(parsed):
+            record_id = kind.record_id(record)
+            if record_id in seen:
+                raise LaneOutputError(
+                    f"{where}: $.records[{index}] repeats the record ID of "
+                    f"$.records[{seen[record_id]}]"
+                )
+            seen[record_id] = index
+    return LaneOutput(
+        lane_id, kind, DocumentSource(source["document_id"], source["semantic_digest"]), parsed
+    )
+
+
+def _parse(kind: ArtifactKind[R], record: Any, path: str, where: str) -> R:
+    try:
+        return kind.parse_record(record, path)
+    except LaneOutputError as error:
+        raise LaneOutputError(f"{where}: {error.message}") from None

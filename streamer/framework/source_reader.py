@@ -1,0 +1,337 @@
+"""The incremental source document reader: JSON or JSON Lines, one pass, bounded memory.
+
+``SourceDocumentReader(stream)`` iterates validated units in document order (position =
+iteration index) and, once exhausted, exposes the document's identity with the semantic
+digest verified (when declared) or computed (when absent).
+
+The form is detected from the first top-level object: if it holds ``units`` the input is
+one JSON document; otherwise the object is a JSON Lines header and every further line is
+one unit.
+
+JSON documents are read with ijson's C backend building one unit at a time
+(``items(..., "units.item")``), the fastest way it offers. That call ignores the other
+top-level members, so those are read separately and exactly: the members before
+``units`` by a short scan of the document's head, the members after it from the last
+few buffers read, located by re-finding the last unit (see ``_TailTap``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any, BinaryIO, Literal
+
+import ijson
+import orjson
+
+from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.errors import SourceError
+from streamer.framework.safe_text import quoted
+from streamer.framework.source_units import validate_unit
+
+DEFAULT_BUFFER_SIZE = 1 << 16
+_ENVELOPE = frozenset({"document_id", "semantic_digest"})
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_PYTHON_BACKEND = ijson.get_backend("python")
+
+SourceForm = Literal["json", "jsonl"]
+
+
+@dataclass(frozen=True)
+class DocumentIdentity:
+    """What identifies an accepted source document, known once it has been read."""
+
+    document_id: str
+    semantic_digest: str
+    unit_count: int
+
+
+class _Replay(io.RawIOBase):
+    """A raw stream that first replays ``prefix`` and then reads on from ``stream``."""
+
+    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+        self._prefix = memoryview(prefix)
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._prefix:
+            size = min(len(buffer), len(self._prefix))
+            buffer[:size] = self._prefix[:size]
+            self._prefix = self._prefix[size:]
+            return size
+        data = self._stream.read(len(buffer))
+        size = len(data)
+        buffer[:size] = data
+        return size
+
+
+class _Recorder:
+    """Reads from ``stream`` and keeps every byte read (used for the short head scan)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.chunks: list[bytes] = []
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self.chunks.append(data)
+        return data
+
+
+class _TailTap:
+    """Reads through to ijson and retains the buffers from the one in which the
+    previous unit ended: the last unit, the end of ``units`` and any member after it are
+    always within what is retained, and only a few buffers are ever held."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._chunks: list[bytes] = []
+        self._first = 0  # absolute index of _chunks[0]
+        self._count = 0  # chunks read so far
+        self._previous = 0  # absolute index of the chunk in which the previous unit ended
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self._chunks.append(data)
+        self._count += 1
+        return data
+
+    def unit_ended(self) -> None:
+        if self._previous > self._first:
+            del self._chunks[: self._previous - self._first]
+            self._first = self._previous
+        self._previous = self._count - 1
+
+    def retained(self) -> bytes:
+        return b"".join(self._chunks)
+
+
+class SourceDocumentReader:
+    """Iterate the validated units of a source document read from a binary stream."""
+
+    def __init__(self, stream: BinaryIO, *, buffer_size: int = DEFAULT_BUFFER_SIZE) -> None:
+        self._buffer_size = buffer_size
+        self._envelope: dict[str, str] = {}
+        self._identity: DocumentIdentity | None = None
+        self._digest = SemanticDigest()
+        self._count = 0
+        self.form: SourceForm = self._scan_head(stream)
+
+    # -- head -------------------------------------------------------------------------
+
+    def _scan_head(self, stream: BinaryIO) -> SourceForm:
+        recorder = _Recorder(stream)
+        form: SourceForm | None = None
+        try:
+            events = _PYTHON_BACKEND.parse(
+                recorder, multiple_values=True, buf_size=min(self._buffer_size, 4096)
+            )
+            form = self._read_head_events(events)
+        except ijson.JSONError:
+            form = None
+        except UnicodeDecodeError:
+            raise SourceError("the source document is not valid UTF-8") from None
+        if form is None:
+            if not b"".join(recorder.chunks).strip():
+                raise SourceError("the source document is empty")
+            raise SourceError(
+                "the source document does not start with a JSON object",
+                hint="a source document is one JSON object with units, or JSON Lines "
+                "whose first line is the header",
+            )
+        if form == "jsonl":
+            self._envelope = {}  # the header line is read again, with line numbers
+        buffered = io.BufferedReader(
+            _Replay(b"".join(recorder.chunks), stream), buffer_size=max(self._buffer_size, 1)
+        )
+        self._stream = buffered
+        return form
+
+    def _read_head_events(self, events: Iterator[tuple[str, str, Any]]) -> SourceForm | None:
+        prefix, event, _ = next(events)
+        if (prefix, event) != ("", "start_map"):
+            return None
+        for prefix, event, value in events:
+            if prefix == "" and event == "end_map":
+                return "jsonl"
+            if prefix == "" and event == "map_key":
+                if value == "units":
+                    _, event, _ = next(events)
+                    if event != "start_array":
+                        raise SourceError("$.units must be an array of unit objects")
+                    return "json"
+                self._check_member(value, "$")
+                _, event, member = next(events)
+                self._set_envelope(value, member if event == "string" else None, "$")
+        return None
+
+    def _check_member(self, name: str, where: str) -> None:
+        if name not in _ENVELOPE:
+            raise SourceError(
+                f"{where}: unknown document member {quoted(name)}",
+                hint="a source document accepts document_id, semantic_digest and units",
+            )
+        if name in self._envelope:
+            raise SourceError(f"{where}: document member {name} appears twice")
+
+    def _set_envelope(self, name: str, value: Any, where: str) -> None:
+        self._check_member(name, where)
+        if type(value) is not str or not value:
+            raise SourceError(f"{where}.{name} must be a non-empty string")
+        if name == "semantic_digest" and not _DIGEST.match(value):
+            raise SourceError(
+                f"{where}.semantic_digest must be 'sha256:' followed by 64 lowercase hex digits"
+            )
+        self._envelope[name] = value
+
+    # -- units ------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        units = self._json_units() if self.form == "json" else self._jsonl_units()
+        digest = self._digest
+        for unit in units:
+            digest.add(unit)
+            yield unit
+        self._identity = self._finish()
+
+    def _jsonl_units(self) -> Iterator[dict[str, Any]]:
+        stream = self._stream
+        header_line = stream.readline()
+        try:
+            header = orjson.loads(header_line)
+        except orjson.JSONDecodeError:
+            raise SourceError(
+                "line 1: the JSON Lines header must be one JSON object on the first line"
+            ) from None
+        for name, value in header.items():
+            self._set_envelope(name, value, "line 1")
+        blank = 0
+        loads = orjson.loads
+        count = 0
+        for number, line in enumerate(stream, 2):
+            try:
+                unit = loads(line)
+            except orjson.JSONDecodeError:
+                if line.strip():
+                    raise SourceError(f"line {number}: not valid JSON") from None
+                blank = blank or number
+                continue
+            if blank:
+                raise SourceError(f"line {blank}: empty line inside JSON Lines")
+            yield validate_unit(unit, f"line {number}")
+            count += 1
+        self._count = count
+
+    def _json_units(self) -> Iterator[dict[str, Any]]:
+        tap = _TailTap(self._stream)
+        index = -1
+        last: dict[str, Any] | None = None
+        try:
+            for unit in ijson.items(tap, "units.item", buf_size=self._buffer_size):
+                index += 1
+                tap.unit_ended()
+                last = validate_unit(unit, f"$.units[{index}]")
+                yield last
+        except ijson.JSONError:
+            where = "at the start" if index < 0 else f"after $.units[{index}]"
+            raise SourceError(f"the source document is not valid JSON {where}") from None
+        except UnicodeDecodeError:
+            raise SourceError("the source document is not valid UTF-8") from None
+        self._count = index + 1
+        self._read_trailing_members(tap.retained(), last)
+
+    def _read_trailing_members(self, tail_bytes: bytes, last: dict[str, Any] | None) -> None:
+        """Read the members that follow ``units`` from the retained tail of the document."""
+        tail = tail_bytes.decode("utf-8", "replace")
+        if last is None:
+            # No units: nothing was dropped, the tail is the whole (small) document.
+            self._read_members_after_units(_object_pairs(tail), skip_before_units=True)
+            return
+        end = _end_of_unit(tail, last)
+        match = _JSON_SPACE.match(tail, end)
+        position = match.end() if match else end
+        if tail[position : position + 1] != "]":
+            raise SourceError("$.units: could not locate the end of the array")
+        position = _JSON_SPACE.match(tail, position + 1).end()  # type: ignore[union-attr]
+        if tail[position : position + 1] == ",":
+            members = _object_pairs("{" + tail[position + 1 :])
+            self._read_members_after_units(members, skip_before_units=False)
+
+    def _read_members_after_units(
+        self, members: list[tuple[str, Any]], *, skip_before_units: bool
+    ) -> None:
+        after = not skip_before_units
+        for name, value in members:
+            if name == "units":
+                if after:
+                    raise SourceError("$: document member units appears twice")
+                after = True
+            elif after:
+                self._set_envelope(name, value, "$")
+
+    # -- end --------------------------------------------------------------------------
+
+    def _finish(self) -> DocumentIdentity:
+        document_id = self._envelope.get("document_id")
+        if document_id is None:
+            where = "line 1" if self.form == "jsonl" else "$"
+            raise SourceError(f"{where}.document_id is required")
+        computed = self._digest.hexdigest()
+        declared = self._envelope.get("semantic_digest")
+        if declared is not None and declared != computed:
+            raise SourceError(
+                f"semantic_digest does not match the units: declared {declared}, "
+                f"computed {computed}",
+                hint="the transcript changed after the digest was written, or the digest "
+                "belongs to another document",
+            )
+        return DocumentIdentity(document_id, computed, self._count)
+
+    @property
+    def identity(self) -> DocumentIdentity:
+        if self._identity is None:
+            raise RuntimeError("the source document has not been read to its end")
+        return self._identity
+
+
+def _end_of_unit(tail: str, last: dict[str, Any]) -> int:
+    """Index just past the last unit's closing brace in ``tail``.
+
+    Candidates are tried from the end. A ``{`` inside a string can never start an object
+    equal to the last unit (object keys need unescaped quotes, which a string cannot
+    hold), and one inside the unit starts a smaller object, so the match is exact.
+    """
+    decoder = json.JSONDecoder()
+    position = len(tail)
+    while True:
+        position = tail.rfind("{", 0, position)
+        if position < 0:
+            raise SourceError("$.units: could not locate the last unit")
+        try:
+            candidate, end = decoder.raw_decode(tail, position)
+        except ValueError:
+            continue
+        if type(candidate) is dict and _normalized(candidate) == last:
+            return int(end)
+
+
+def _object_pairs(text: str) -> list[tuple[str, Any]]:
+    try:
+        pairs: list[tuple[str, Any]] = json.loads(text, object_pairs_hook=list)
+    except ValueError:
+        raise SourceError("the source document is not valid JSON after $.units") from None
+    return pairs
+
+
+def _normalized(candidate: dict[str, Any]) -> dict[str, Any]:
+    candidate.pop("source_ref", None)
+    if candidate.get("metadata") == {}:
+        del candidate["metadata"]
+    return candidate

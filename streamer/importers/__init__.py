@@ -1,0 +1,1 @@
+"""Transcript importers: other formats in, source documents out."""

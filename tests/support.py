@@ -1,0 +1,219 @@
+"""Builders for source documents, lane outputs and configurations used across the tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from streamer.framework.artifact_kinds import SchemaIdentity
+from streamer.framework.canonical_json import SemanticDigest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+CRD3 = SHARED / "data" / "crd3"
+
+KIND_OF_LANE = {
+    "spells": "dnd/spell-casts",
+    "npcs": "dnd/npcs",
+    "npc-interactions": "dnd/npc-interactions",
+    "combat-turns": "dnd/combat-turns",
+    "item-events": "dnd/item-events",
+    "scene-descriptions": "dnd/scene-descriptions",
+    "party-roster": "dnd/party-roster",
+}
+
+
+def unit(
+    unit_id: str, text: str = "", *, kind: str = "utterance", **metadata: Any
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"unit_id": unit_id, "kind": kind, "text": text or f"text of {unit_id}"}
+    if metadata:
+        out["metadata"] = metadata
+    return out
+
+
+def units(ids: Iterable[str]) -> list[dict[str, Any]]:
+    return [
+        unit(unit_id, speaker="GM", start_ms=i * 10, end_ms=i * 10 + 5)
+        for i, unit_id in enumerate(ids)
+    ]
+
+
+def digest_of(doc_units: Sequence[dict[str, Any]]) -> str:
+    digest = SemanticDigest()
+    for item in doc_units:
+        plain = {k: v for k, v in item.items() if k != "source_ref"}
+        if plain.get("metadata") == {}:
+            del plain["metadata"]
+        digest.add(plain)
+    return digest.hexdigest()
+
+
+def jsonl_bytes(
+    document_id: str, doc_units: Sequence[dict[str, Any]], *, digest: bool = True
+) -> bytes:
+    header: dict[str, Any] = {"document_id": document_id}
+    if digest:
+        header["semantic_digest"] = digest_of(doc_units)
+    return b"".join(orjson.dumps(item) + b"\n" for item in [header, *doc_units])
+
+
+def json_bytes(
+    document_id: str,
+    doc_units: Sequence[dict[str, Any]],
+    *,
+    digest: bool = True,
+    units_first: bool = False,
+    indent: bool = False,
+) -> bytes:
+    doc: dict[str, Any] = {}
+    if units_first:
+        doc["units"] = list(doc_units)
+    doc["document_id"] = document_id
+    if digest:
+        doc["semantic_digest"] = digest_of(doc_units)
+    if not units_first:
+        doc["units"] = list(doc_units)
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
+
+
+def ref(start: str, end: str | None = None) -> dict[str, str]:
+    return {"start_unit_id": start, "end_unit_id": end or start}
+
+
+def lane_output(
+    lane_id: str, records: list[dict[str, Any]], *, document_id: str, digest: str
+) -> dict[str, Any]:
+    kind = KIND_OF_LANE[lane_id]
+    return {
+        "lane_id": lane_id,
+        "artifact_kind": kind,
+        "schema": SchemaIdentity.for_kind(kind).to_json(),
+        "source": {"document_id": document_id, "semantic_digest": digest},
+        "records": records,
+    }
+
+
+def spell(record_id: str, *refs: dict[str, str]) -> dict[str, Any]:
+    return {
+        "spell_cast_id": record_id,
+        "spell": "Fireball",
+        "caster": None,
+        "source_refs": list(refs),
+    }
+
+
+def npc(record_id: str, *refs: dict[str, str]) -> dict[str, Any]:
+    return {"npc_id": record_id, "name": "Brenna", "source_refs": list(refs)}
+
+
+def turn(record_id: str, *refs: dict[str, str]) -> dict[str, Any]:
+    return {"turn_id": record_id, "combatant": "Grog", "round": 1, "source_refs": list(refs)}
+
+
+def scene(record_id: str, reference: dict[str, str]) -> dict[str, Any]:
+    return {"scene_id": record_id, "location": None, "source_ref": reference}
+
+
+RECORD_MAKERS = {"spells": spell, "npcs": npc, "combat-turns": turn}
+
+
+def config_dict(
+    lanes: Sequence[str], allowlist: Sequence[str] | None, window: int | None = 3
+) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "pipeline": {"lanes": [{"id": lane, "artifact_kind": KIND_OF_LANE[lane]} for lane in lanes]}
+    }
+    if allowlist is not None:
+        evidence: dict[str, Any] = {"enabled": True, "lanes": list(allowlist)}
+        if window is not None:
+            evidence["window_units"] = window
+        config["output"] = {"module": "json", "options": {"evidence_context": evidence}}
+    return config
+
+
+@dataclass
+class Case:
+    """A test case on disk: configuration, source document and lane outputs."""
+
+    root: Path
+    config: Path
+    source: Path
+    lanes_dir: Path
+    document_id: str
+    digest: str
+
+    def args(self, *extra: str, source: str | None = None) -> list[str]:
+        return [
+            "evidence",
+            "--config",
+            str(self.config),
+            "--source",
+            source or str(self.source),
+            "--lanes-dir",
+            str(self.lanes_dir),
+            *extra,
+        ]
+
+
+def write_case(
+    root: Path,
+    doc_units: Sequence[dict[str, Any]],
+    lanes: dict[str, list[dict[str, Any]]],
+    *,
+    configured: Sequence[str] | None = None,
+    allowlist: Sequence[str] | None = None,
+    window: int | None = 3,
+    form: str = "jsonl",
+    document_id: str = "doc-1",
+    config: dict[str, Any] | None = None,
+) -> Case:
+    root.mkdir(parents=True, exist_ok=True)
+    digest = digest_of(doc_units)
+    source = root / ("source.jsonl" if form == "jsonl" else "source.json")
+    source.write_bytes(
+        jsonl_bytes(document_id, doc_units)
+        if form == "jsonl"
+        else json_bytes(document_id, doc_units)
+    )
+    lanes_dir = root / "lanes"
+    lanes_dir.mkdir(exist_ok=True)
+    for lane_id, records in lanes.items():
+        document = lane_output(lane_id, records, document_id=document_id, digest=digest)
+        (lanes_dir / f"{lane_id}.json").write_bytes(orjson.dumps(document))
+    configured = list(configured or lanes)
+    if config is None:
+        config = config_dict(configured, list(allowlist or lanes), window)
+    config_path = root / "streamer.yaml"
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return Case(root, config_path, source, lanes_dir, document_id, digest)
+
+
+@dataclass
+class Run:
+    status: int
+    stdout: bytes
+    stderr: str
+
+
+def run_cli(args: Sequence[str], *, stdin: bytes | None = None, cwd: Path | None = None) -> Run:
+    """Run ``python -m streamer`` as a user would, in a subprocess."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    completed = subprocess.run(
+        [sys.executable, "-m", "streamer", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+    )
+    return Run(completed.returncode, completed.stdout, completed.stderr.decode("utf-8", "replace"))
