@@ -32,9 +32,10 @@ KIND_OF_LANE = {
 
 
 def unit(
-    unit_id: str, text: str = "", *, kind: str = "utterance", **metadata: Any
+    unit_id: str, text: str | None = None, *, kind: str = "utterance", **metadata: Any
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"unit_id": unit_id, "kind": kind, "text": text or f"text of {unit_id}"}
+    text = f"text of {unit_id}" if text is None else text
+    out: dict[str, Any] = {"unit_id": unit_id, "kind": kind, "text": text}
     if metadata:
         out["metadata"] = metadata
     return out

@@ -17,6 +17,7 @@ few buffers read, located by re-finding the last unit (see ``_TailTap``).
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import re
@@ -139,8 +140,13 @@ class SourceDocumentReader:
         except UnicodeDecodeError:
             raise SourceError("the source document is not valid UTF-8") from None
         if form is None:
-            if not b"".join(recorder.chunks).strip():
+            head = b"".join(recorder.chunks)
+            if not head.strip():
                 raise SourceError("the source document is empty")
+            try:
+                codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+            except UnicodeDecodeError:
+                raise SourceError("the source document is not valid UTF-8") from None
             raise SourceError(
                 "the source document does not start with a JSON object",
                 hint="a source document is one JSON object with units, or JSON Lines "
@@ -220,7 +226,7 @@ class SourceDocumentReader:
                 unit = loads(line)
             except orjson.JSONDecodeError:
                 if line.strip():
-                    raise SourceError(f"line {number}: not valid JSON") from None
+                    raise SourceError(f"line {number}: not valid {_problem(line)}") from None
                 blank = blank or number
                 continue
             if blank:
@@ -239,9 +245,11 @@ class SourceDocumentReader:
                 tap.unit_ended()
                 last = validate_unit(unit, f"$.units[{index}]")
                 yield last
-        except ijson.JSONError:
+        except ijson.JSONError as error:
+            # yajl's message quotes the input: it is inspected, never shown.
+            problem = "UTF-8" if "UTF8" in str(error) else "JSON"
             where = "at the start" if index < 0 else f"after $.units[{index}]"
-            raise SourceError(f"the source document is not valid JSON {where}") from None
+            raise SourceError(f"the source document is not valid {problem} {where}") from None
         except UnicodeDecodeError:
             raise SourceError("the source document is not valid UTF-8") from None
         self._count = index + 1
@@ -320,6 +328,14 @@ def _end_of_unit(tail: str, last: dict[str, Any]) -> int:
             continue
         if type(candidate) is dict and _normalized(candidate) == last:
             return int(end)
+
+
+def _problem(line: bytes) -> str:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return "UTF-8"
+    return "JSON"
 
 
 def _object_pairs(text: str) -> list[tuple[str, Any]]:

@@ -1,0 +1,251 @@
+"""The incremental source document reader: both forms, tiny buffers, split characters,
+members in any order, and every contract violation rejected with a located error."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import orjson
+import pytest
+
+from streamer.framework.errors import SourceError
+from streamer.framework.source_reader import SourceDocumentReader
+from tests.support import digest_of, json_bytes, jsonl_bytes, unit
+
+UNITS = [
+    unit("b7", "Roll for initiative — 🎲 now!", speaker="MATT", start_ms=0, end_ms=900),
+    unit("a2", 'He says: {"unit_id": "zz"}]} and leaves', kind="narration"),
+    unit("u10", "Ünïcödé ✓ « » \u2028 line", speaker="LAURA"),
+    unit("u2", "", speaker="SAM", start_ms=5, end_ms=5),
+]
+EXPECTED = [
+    {
+        "unit_id": "b7",
+        "kind": "utterance",
+        "text": "Roll for initiative — 🎲 now!",
+        "metadata": {"speaker": "MATT", "start_ms": 0, "end_ms": 900},
+    },
+    {"unit_id": "a2", "kind": "narration", "text": 'He says: {"unit_id": "zz"}]} and leaves'},
+    {
+        "unit_id": "u10",
+        "kind": "utterance",
+        "text": "Ünïcödé ✓ « » \u2028 line",
+        "metadata": {"speaker": "LAURA"},
+    },
+    {
+        "unit_id": "u2",
+        "kind": "utterance",
+        "text": "",
+        "metadata": {"speaker": "SAM", "start_ms": 5, "end_ms": 5},
+    },
+]
+
+
+class OneByteAtATime(io.RawIOBase):
+    """A stream that never returns more than one byte per read."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        return self._data.read(1 if size != 0 else 0)
+
+
+def read_all(
+    data: bytes, buffer_size: int = 1 << 16, stream: Any = None
+) -> tuple[list[Any], Any, str]:
+    reader = SourceDocumentReader(stream or io.BytesIO(data), buffer_size=buffer_size)
+    units = list(reader)
+    return units, reader.identity, reader.form
+
+
+FORMS = {
+    "jsonl": jsonl_bytes("doc", UNITS),
+    "json": json_bytes("doc", UNITS),
+    "json-indented": json_bytes("doc", UNITS, indent=True),
+    "json-units-first": json_bytes("doc", UNITS, units_first=True),
+    "json-units-first-indented": json_bytes("doc", UNITS, units_first=True, indent=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+@pytest.mark.parametrize("buffer_size", [1, 2, 3, 7, 64, 1 << 16])
+def test_every_form_and_buffer_size_reads_the_same_units(name: str, buffer_size: int) -> None:
+    units, identity, form = read_all(FORMS[name], buffer_size)
+    assert units == EXPECTED
+    assert identity.document_id == "doc"
+    assert identity.semantic_digest == digest_of(UNITS)
+    assert identity.unit_count == 4
+    assert form == ("jsonl" if name == "jsonl" else "json")
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_one_byte_reads_split_multibyte_characters(name: str) -> None:
+    units, identity, _ = read_all(b"", 1, stream=OneByteAtATime(FORMS[name]))
+    assert units == EXPECTED
+    assert identity.semantic_digest == digest_of(UNITS)
+
+
+def test_digest_is_computed_when_absent_and_ignores_formatting_and_self_reference() -> None:
+    with_refs = [
+        {**u, "source_ref": {"start_unit_id": u["unit_id"], "end_unit_id": u["unit_id"]}}
+        for u in UNITS
+    ]
+    _, declared, _ = read_all(jsonl_bytes("doc", UNITS))
+    _, computed, _ = read_all(jsonl_bytes("doc", with_refs, digest=False))
+    _, indented, _ = read_all(json_bytes("doc", with_refs, digest=False, indent=True))
+    assert declared.semantic_digest == computed.semantic_digest == indented.semantic_digest
+
+
+def test_empty_metadata_is_dropped() -> None:
+    units, _, _ = read_all(
+        jsonl_bytes("doc", [{"unit_id": "a", "kind": "k", "text": "", "metadata": {}}])
+    )
+    assert units == [{"unit_id": "a", "kind": "k", "text": ""}]
+
+
+def test_zero_units_in_both_forms() -> None:
+    for data in (
+        jsonl_bytes("doc", []),
+        json_bytes("doc", []),
+        json_bytes("doc", [], units_first=True),
+    ):
+        units, identity, _ = read_all(data)
+        assert units == []
+        assert identity.unit_count == 0
+        assert identity.semantic_digest == digest_of([])
+
+
+def test_trailing_blank_lines_are_accepted_in_json_lines() -> None:
+    units, _, _ = read_all(jsonl_bytes("doc", UNITS) + b"\n\r\n")
+    assert len(units) == 4
+
+
+def error_of(data: bytes, buffer_size: int = 1 << 16) -> str:
+    with pytest.raises(SourceError) as caught:
+        read_all(data, buffer_size)
+    return caught.value.one_line()
+
+
+GOOD = orjson.dumps(UNITS[0]).decode()
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"", "the source document is empty"),
+        (b"  \n", "the source document is empty"),
+        (b"[1, 2]", "does not start with a JSON object"),
+        (b'{"document_id": "d", "units": [', "not valid JSON"),
+        (
+            b'{"document_id": "d", "units": [' + GOOD.encode() + b",",
+            "not valid JSON after $.units[0]",
+        ),
+        (b'{"document_id": "d", "units": {}}', "$.units must be an array"),
+        (b'{"document_id": 5, "units": []}', "$.document_id must be a non-empty string"),
+        (b'{"document_id": "", "units": []}', "$.document_id must be a non-empty string"),
+        (b'{"units": []}', "$.document_id is required"),
+        (b'{"document_id": "d", "path": "/etc", "units": []}', 'unknown document member "path"'),
+        (b'{"document_id": "d", "units": [], "path": "/etc"}', 'unknown document member "path"'),
+        (
+            b'{"document_id": "d", "units": [' + GOOD.encode() + b'], "extra": [{}]}',
+            'unknown document member "extra"',
+        ),
+        (
+            b'{"document_id": "d", "units": [' + GOOD.encode() + b'], "units": []}',
+            "units appears twice",
+        ),
+        (b'{"document_id": "d", "document_id": "e", "units": []}', "document_id appears twice"),
+        (
+            b'{"document_id": "d", "semantic_digest": "md5:x", "units": []}',
+            "semantic_digest must be 'sha256:'",
+        ),
+        (b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t"\n', "line 2: not valid JSON"),
+        (
+            b'{"document_id":"d"}\n\n' + GOOD.encode() + b"\n",
+            "line 2: empty line inside JSON Lines",
+        ),
+        (b'{"document_id":"d"\n}\n', "line 1: the JSON Lines header must be one JSON object"),
+        (
+            b'{"document_id":"d","units":[{"unit_id":"a","kind":"k","text":"t","speaker":"x"}]}',
+            '$.units[0]: unknown unit member "speaker"',
+        ),
+        (b'{"document_id":"d"}\n[1]\n', "line 2: a unit must be a JSON object"),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"","kind":"k","text":"t"}\n',
+            "line 2.unit_id must be a non-empty string",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":7,"text":"t"}\n',
+            "line 2.kind must be a non-empty string",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":null}\n',
+            "line 2.text must be a string",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":[]}\n',
+            "line 2.metadata must be an object",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":{"file":"/x"}}\n',
+            'line 2.metadata: unknown member "file"',
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":{"start_ms":true}}\n',
+            "line 2.metadata.start_ms must be an integer",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":{"end_ms":1.5}}\n',
+            "line 2.metadata.end_ms must be an integer",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":{"start_ms":-1}}\n',
+            "line 2.metadata.start_ms must be an integer",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":{"start_ms":9,"end_ms":3}}\n',
+            "line 2.metadata: start_ms is after end_ms",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","metadata":{"speaker":1}}\n',
+            "line 2.metadata.speaker must be a string",
+        ),
+        (
+            b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"t","source_ref":{"start_unit_id":"a","end_unit_id":"b"}}\n',
+            'line 2.source_ref must cite exactly the unit itself ("a")',
+        ),
+        (b"\xff\xfe{}", "not valid UTF-8"),
+        (b'{"document_id":"d"}\n{"unit_id":"a","kind":"k","text":"\xff"}\n', "not valid UTF-8"),
+        (
+            b'{"document_id":"d","units":[{"unit_id":"a","kind":"k","text":"\xff"}]}',
+            "not valid UTF-8",
+        ),
+    ],
+)
+def test_contract_violations_are_located(data: bytes, expected: str) -> None:
+    assert expected in error_of(data)
+    assert expected in error_of(data, buffer_size=3)
+
+
+def test_digest_mismatch_names_both_digests() -> None:
+    data = jsonl_bytes("doc", UNITS).replace(b'"text of', b'"text  of')
+    wrong = jsonl_bytes("doc", UNITS[:3])
+    header = wrong.split(b"\n", 1)[0]
+    tampered = header + b"\n" + jsonl_bytes("doc", UNITS).split(b"\n", 1)[1]
+    message = error_of(tampered)
+    assert message.startswith(
+        f"semantic_digest does not match the units: declared {digest_of(UNITS[:3])}, computed {digest_of(UNITS)}"
+    )
+    assert data  # the untampered document reads fine
+    read_all(jsonl_bytes("doc", UNITS))
+
+
+def test_identity_is_unavailable_before_the_end() -> None:
+    reader = SourceDocumentReader(io.BytesIO(jsonl_bytes("doc", UNITS)))
+    with pytest.raises(RuntimeError):
+        _ = reader.identity
