@@ -15,7 +15,13 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
 
-import click
+import typer
+from typer._click.exceptions import (  # typer 0.29 vendors click
+    ClickException,
+    NoArgsIsHelpError,
+    UsageError,
+)
+from typer.main import get_command
 
 from streamer.cli import evidence_command  # noqa: F401  (registers the command)
 from streamer.cli.app import app
@@ -52,16 +58,22 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     signal.signal(signal.SIGTERM, _terminate)
     status = 0
     try:
-        result = app(args=arguments, prog_name="streamer", standalone_mode=False)
-        status = result if isinstance(result, int) else 0
+        # The command is driven directly rather than through typer's main(), which would
+        # print its own multi-line messages and turn a closed pipe into status 1.
+        command = get_command(app)
+        with command.make_context("streamer", arguments) as context:
+            command.invoke(context)
     except StreamerError as error:
         if debug:
             traceback.print_exc()
         _error(error.one_line())
         status = error.exit_status
-    except click.exceptions.Exit as exit_:
+    except typer.Exit as exit_:
         status = exit_.exit_code
-    except click.UsageError as error:
+    except NoArgsIsHelpError:
+        _error("no command given (hint: see 'streamer --help')")
+        status = EXIT_USAGE
+    except UsageError as error:
         hint = (
             " (hint: see 'streamer --help')"
             if error.ctx is None
@@ -69,13 +81,13 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         )
         _error(error.format_message() + hint)
         status = EXIT_USAGE
-    except click.ClickException as error:
+    except ClickException as error:
         _error(error.format_message())
         status = error.exit_code
     except BrokenPipeError:
         _silence_stdout()
         status = EXIT_BROKEN_PIPE
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, typer.Abort):
         status = EXIT_INTERRUPTED
     except Terminated:
         status = EXIT_TERMINATED

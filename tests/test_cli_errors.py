@@ -1,0 +1,264 @@
+"""Bad input: a clear one-line error, the documented exit status, nothing published, and
+never a byte of transcript text, speakers or record values in any message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.support import REPO, Case, jsonl_bytes, ref, run_cli, spell, unit, write_case
+
+MARKER = "ZQX-SECRET-7f3a"
+UNITS = [
+    unit("a1", f"The {MARKER} sword gleams", speaker=f"{MARKER}-GM", start_ms=0, end_ms=10),
+    unit("b2", f"{MARKER} whispers", speaker="SAM"),
+    unit("c3", "ordinary line"),
+    unit("d4", f"last {MARKER}"),
+]
+
+
+def base_case(root: Path) -> Case:
+    record = {**spell("c1", ref("b2", "c3")), "caster": f"{MARKER}-caster", "spell": MARKER}
+    return write_case(root, UNITS, {"spells": [record]}, window=1)
+
+
+def replace_source(text: Callable[[bytes], bytes]) -> Callable[[Case], None]:
+    def mutate(case: Case) -> None:
+        case.source.write_bytes(text(case.source.read_bytes()))
+
+    return mutate
+
+
+def replace_lane(change: Callable[[dict[str, Any]], None]) -> Callable[[Case], None]:
+    def mutate(case: Case) -> None:
+        path = case.lanes_dir / "spells.json"
+        payload = orjson.loads(path.read_bytes())
+        change(payload)
+        path.write_bytes(orjson.dumps(payload))
+
+    return mutate
+
+
+def set_units(new_units: list[dict[str, Any]], keep_digest: bool = False) -> Callable[[Case], None]:
+    def mutate(case: Case) -> None:
+        document = jsonl_bytes("doc-1", new_units)
+        if keep_digest:
+            header = case.source.read_bytes().split(b"\n", 1)[0]
+            document = header + b"\n" + document.split(b"\n", 1)[1]
+        case.source.write_bytes(document)
+
+    return mutate
+
+
+def set_record(**values: Any) -> Callable[[Case], None]:
+    return replace_lane(lambda payload: payload["records"][0].update(values))
+
+
+CASES: dict[str, tuple[Callable[[Case], None], int, str]] = {
+    "malformed JSON": (
+        replace_source(lambda b: b.replace(b'"b2","kind"', b'"b2" "kind"')),
+        3,
+        "line 3: not valid JSON",
+    ),
+    "truncated JSON": (
+        replace_source(lambda b: b[: b.rindex(MARKER.encode()) + 3]),
+        3,
+        "line 5: not valid JSON",
+    ),
+    "wrong type": (
+        replace_source(lambda b: b.replace(b'"speaker":"SAM"', b'"speaker":["SAM"]')),
+        3,
+        "line 3.metadata.speaker must be a string",
+    ),
+    "unknown unit member": (
+        replace_source(
+            lambda b: b.replace(
+                b'"kind":"utterance","text":"ordinary',
+                b'"kind":"utterance","secret":"' + MARKER.encode() + b'","text":"ordinary',
+            )
+        ),
+        3,
+        'line 4: unknown unit member "secret"',
+    ),
+    "unknown metadata member": (
+        replace_source(
+            lambda b: b.replace(
+                b'"speaker":"SAM"', b'"speaker":"SAM","path":"/home/' + MARKER.encode() + b'"'
+            )
+        ),
+        3,
+        'line 3.metadata: unknown member "path"',
+    ),
+    "digest mismatch": (
+        set_units([*UNITS[:3], unit("d4", f"changed {MARKER}")], keep_digest=True),
+        3,
+        "semantic_digest does not match the units",
+    ),
+    "duplicate referenced unit ID": (
+        set_units([*UNITS, unit("b2", MARKER)]),
+        3,
+        'unit ID "b2" appears twice (at positions 1 and 4) and is referenced',
+    ),
+    "duplicate published unit ID": (
+        set_units([unit("a1", MARKER), unit("b2"), unit("c3"), unit("a1", MARKER)]),
+        3,
+        'unit ID "a1" appears twice among the published units',
+    ),
+    "reference to a missing unit": (
+        set_record(source_refs=[ref("b2", "zz9")]),
+        3,
+        'lane spells: $.records[0] reference 0: unit ID "zz9" is not in the source document',
+    ),
+    "reversed reference": (
+        set_record(source_refs=[ref("c3", "a1")]),
+        3,
+        'lane spells: $.records[0] reference 0: reversed source reference: "c3" comes after "a1"',
+    ),
+    "lane output for another document": (
+        replace_lane(lambda p: p["source"].update(document_id="other")),
+        3,
+        "lane spells: $.source.document_id names another document",
+    ),
+    "lane output for another version": (
+        replace_lane(lambda p: p["source"].update(semantic_digest="sha256:" + "0" * 64)),
+        3,
+        "lane spells: $.source.semantic_digest does not match the source document",
+    ),
+    "bad record value": (
+        set_record(caster=7),
+        3,
+        "lane spells (spells.json): $.records[0].caster must be a non-empty string",
+    ),
+    "unknown record member": (
+        set_record(note=MARKER),
+        3,
+        'lane spells (spells.json): $.records[0]: unknown member "note"',
+    ),
+    "empty source_refs": (
+        set_record(source_refs=[]),
+        3,
+        "$.records[0].source_refs must be a non-empty list of source references",
+    ),
+    "malformed lane output": (
+        lambda case: (case.lanes_dir / "spells.json").write_bytes(MARKER.encode()),
+        3,
+        "lane spells (spells.json): not valid JSON",
+    ),
+    "lane output of another kind": (
+        replace_lane(lambda p: p.update(artifact_kind="dnd/npcs")),
+        3,
+        "$.artifact_kind is not the configured kind dnd/spell-casts",
+    ),
+    "missing source file": (
+        lambda case: case.source.unlink(),
+        2,
+        "source file source.jsonl does not exist",
+    ),
+    "bad YAML": (
+        lambda case: case.config.write_text("pipeline: [\n"),
+        2,
+        "configuration is not valid YAML",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_input_is_one_content_safe_line_with_the_status_and_no_output(
+    tmp_path: Path, name: str
+) -> None:
+    mutate, status, message = CASES[name]
+    case = base_case(tmp_path / "case")
+    mutate(case)
+    target = tmp_path / "out" / "evidence.json"
+    target.parent.mkdir()
+    run = run_cli(case.args("--output", str(target)))
+    assert run.status == status, run.stderr
+    assert run.stdout == b""
+    assert run.stderr.startswith("streamer: error: ")
+    assert message in run.stderr
+    assert run.stderr.count("\n") == 1
+    assert MARKER not in run.stderr
+    assert "Traceback" not in run.stderr
+    assert list(target.parent.iterdir()) == []
+
+
+def test_a_valid_run_publishes_the_marker_only_in_the_output(tmp_path: Path) -> None:
+    case = base_case(tmp_path)
+    run = run_cli(case.args())
+    assert run.status == 0
+    assert run.stderr == ""
+    assert MARKER.encode() in run.stdout
+
+
+def test_output_to_a_file_is_owner_only_and_stdout_stays_empty(tmp_path: Path) -> None:
+    case = base_case(tmp_path)
+    target = tmp_path / "evidence.json"
+    run = run_cli(case.args("--output", str(target)))
+    assert (run.status, run.stdout, run.stderr) == (0, b"", "")
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert target.read_bytes() == run_cli(case.args()).stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["evidence"], "Missing option '--config'"),
+        (["evidence", "--config"], "Option '--config' requires an argument"),
+        (["nope"], "No such command 'nope'"),
+        ([], "no command given"),
+        (["evidence", "--bogus"], "No such option: --bogus"),
+    ],
+)
+def test_usage_errors_are_one_line_with_status_2(args: list[str], message: str) -> None:
+    run = run_cli(args)
+    assert run.status == 2
+    assert run.stderr.startswith("streamer: error: ")
+    assert message in run.stderr
+    assert run.stderr.count("\n") == 1
+
+
+def test_unknown_lane_filter_is_a_usage_error(tmp_path: Path) -> None:
+    case = base_case(tmp_path)
+    run = run_cli(case.args("--lane", "ghosts"))
+    assert run.status == 2
+    assert run.stderr.startswith("streamer: error: --lane 'ghosts' is not a configured lane")
+
+
+def test_missing_output_folder_fails_before_reading(tmp_path: Path) -> None:
+    case = base_case(tmp_path)
+    run = run_cli(case.args("--output", str(tmp_path / "missing" / "e.json")))
+    assert run.status == 2
+    assert "output folder for e.json does not exist" in run.stderr
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    many = [unit(f"u{i}", "x" * 2000) for i in range(3000)]
+    case = write_case(tmp_path, many, {"spells": [spell("c1", ref("u0", "u2999"))]}, window=0)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamer", *case.args()],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(10) == b'{"artifact'
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait() == 141
+    assert stderr == b""
+
+
+def test_debug_shows_a_traceback_only_for_unexpected_failures(tmp_path: Path) -> None:
+    case = base_case(tmp_path)
+    case.source.unlink()
+    run = run_cli(["--debug", *case.args()])
+    assert run.status == 2
+    assert run.stderr.splitlines()[-1].startswith("streamer: error: source file")
