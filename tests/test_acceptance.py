@@ -364,7 +364,7 @@ def test_framework_and_output_do_not_depend_on_dnd_or_parse_json_heuristically()
     }
     lane = parse_lane_output(payload, "quotes", quotes, "lane quotes")
     request = build_evidence_request(["quotes"], 0, [lane])
-    projection = project_evidence(request, reader, lambda: reader.identity)
+    projection = project_evidence(request, reader.batches(), lambda: reader.identity)
     try:
         assert [(c.start_unit_id, c.end_unit_id) for c in projection.contexts] == [("s1", "s1")]
     finally:

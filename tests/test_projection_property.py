@@ -122,6 +122,7 @@ def cases(draw: st.DrawFn) -> dict[str, Any]:
         "window": draw(st.integers(0, n + 3)),
         "form": draw(st.sampled_from(["json", "jsonl"])),
         "buffer_size": draw(st.sampled_from([3, 17, 1 << 16])),
+        "batch_units": draw(st.sampled_from([1, 2, 5, 4096])),
     }
 
 
@@ -146,6 +147,7 @@ def test_projection_matches_brute_force(case: dict[str, Any]) -> None:
             output=out,
             warn=lambda message: None,
             buffer_size=case["buffer_size"],
+            batch_units=case["batch_units"],
         )
     expected = brute_force(
         case["units"], case["lanes"], case["allowlist"], case["window"], "doc-1", written.digest

@@ -8,9 +8,13 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.errors import SourceError
 from streamer.framework.source_reader import SourceDocumentReader
+from streamer.framework.source_units import validate_batch, validate_unit
 from tests.support import digest_of, json_bytes, jsonl_bytes, unit
 
 UNITS = [
@@ -56,9 +60,11 @@ class OneByteAtATime(io.RawIOBase):
 
 
 def read_all(
-    data: bytes, buffer_size: int = 1 << 16, stream: Any = None
+    data: bytes, buffer_size: int = 1 << 16, stream: Any = None, batch_units: int = 4096
 ) -> tuple[list[Any], Any, str]:
-    reader = SourceDocumentReader(stream or io.BytesIO(data), buffer_size=buffer_size)
+    reader = SourceDocumentReader(
+        stream or io.BytesIO(data), buffer_size=buffer_size, batch_units=batch_units
+    )
     units = list(reader)
     return units, reader.identity, reader.form
 
@@ -74,8 +80,11 @@ FORMS = {
 
 @pytest.mark.parametrize("name", sorted(FORMS))
 @pytest.mark.parametrize("buffer_size", [1, 2, 3, 7, 64, 1 << 16])
-def test_every_form_and_buffer_size_reads_the_same_units(name: str, buffer_size: int) -> None:
-    units, identity, form = read_all(FORMS[name], buffer_size)
+@pytest.mark.parametrize("batch_units", [1, 3, 4096])
+def test_every_form_and_buffer_size_reads_the_same_units(
+    name: str, buffer_size: int, batch_units: int
+) -> None:
+    units, identity, form = read_all(FORMS[name], buffer_size, batch_units=batch_units)
     assert units == EXPECTED
     assert identity.document_id == "doc"
     assert identity.semantic_digest == digest_of(UNITS)
@@ -143,7 +152,7 @@ GOOD = orjson.dumps(UNITS[0]).decode()
         (b'{"document_id": "d", "units": [', "not valid JSON"),
         (
             b'{"document_id": "d", "units": [' + GOOD.encode() + b",",
-            "not valid JSON after $.units[0]",
+            "not valid JSON in $.units",
         ),
         (b'{"document_id": "d", "units": {}}', "$.units must be an array"),
         (b'{"document_id": 5, "units": []}', "$.document_id must be a non-empty string"),
@@ -245,3 +254,68 @@ def test_identity_is_unavailable_before_the_end() -> None:
     reader = SourceDocumentReader(io.BytesIO(jsonl_bytes("doc", UNITS)))
     with pytest.raises(RuntimeError):
         _ = reader.identity
+
+
+unit_values = st.one_of(
+    st.text(max_size=3),
+    st.integers(-3, 2**53 + 1),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+    st.dictionaries(
+        st.sampled_from(["speaker", "start_ms", "end_ms", "x"]),
+        st.one_of(st.text(max_size=3), st.integers(-3, 9), st.booleans(), st.none()),
+        max_size=4,
+    ),
+)
+unit_like = st.dictionaries(
+    st.sampled_from(["unit_id", "kind", "text", "metadata", "source_ref", "extra"]),
+    unit_values,
+    max_size=6,
+) | st.builds(
+    lambda uid, md: {"unit_id": uid, "kind": "k", "text": "t", "metadata": md},
+    st.text(max_size=2),
+    st.dictionaries(
+        st.sampled_from(["speaker", "start_ms", "end_ms"]),
+        st.one_of(st.text(max_size=2), st.integers(-2, 2**53 + 1), st.booleans()),
+        max_size=3,
+    ),
+)
+
+
+@given(st.lists(unit_like, max_size=4))
+def test_batch_validation_agrees_with_unit_validation(candidates: list[dict[str, Any]]) -> None:
+    import copy
+
+    expected: list[Any] = []
+    expected_error = None
+    for index, candidate in enumerate(copy.deepcopy(candidates)):
+        try:
+            expected.append(validate_unit(candidate, f"u[{index}]"))
+        except SourceError as error:
+            expected_error = error.message
+            break
+    batch = copy.deepcopy(candidates)
+    try:
+        validate_batch(batch, lambda index: f"u[{index}]")
+    except SourceError as error:
+        assert error.message == expected_error
+        return
+    assert expected_error is None
+    assert batch == expected
+
+
+@given(st.lists(unit_like, max_size=6))
+def test_batched_digest_equals_unit_by_unit_digest(candidates: list[dict[str, Any]]) -> None:
+    valid = []
+    for candidate in candidates:
+        try:
+            valid.append(validate_unit(candidate, "u"))
+        except SourceError:
+            continue
+    one_by_one, batched = SemanticDigest(), SemanticDigest()
+    for item in valid:
+        one_by_one.add(item)
+    batched.add_batch(valid[:2])
+    batched.add_batch(valid[2:])
+    assert batched.hexdigest() == one_by_one.hexdigest()

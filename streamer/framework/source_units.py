@@ -7,6 +7,7 @@ and so is empty metadata. This is also exactly the object the semantic digest co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
@@ -56,6 +57,53 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
         else:
             _validate_metadata(metadata, where)
     return unit
+
+
+_PLAIN = frozenset({"unit_id", "kind", "text"})
+_WITH_METADATA = frozenset({"unit_id", "kind", "text", "metadata"})
+_FULL_METADATA = frozenset(METADATA_MEMBERS)
+_SPEAKER_ONLY = frozenset({"speaker"})
+
+
+def validate_batch(units: list[Any], where: Callable[[int], str]) -> None:
+    """Validate ``units`` in place, as ``validate_unit`` would each of them.
+
+    The common shapes (no self-reference; metadata absent, speaker only, or all three
+    members) are checked inline; anything else goes through ``validate_unit``, which
+    normalizes it or raises the located error. ``where(i)`` names unit ``i``.
+    """
+    for index, unit in enumerate(units):
+        if type(unit) is dict:
+            keys = unit.keys()
+            if keys == _WITH_METADATA:
+                metadata = unit["metadata"]
+                if type(metadata) is dict:
+                    names = metadata.keys()
+                    if names == _FULL_METADATA:
+                        start = metadata["start_ms"]
+                        end = metadata["end_ms"]
+                        regular = (
+                            type(metadata["speaker"]) is str
+                            and type(start) is int
+                            and type(end) is int
+                            and 0 <= start <= end <= MAX_SAFE_INTEGER
+                        )
+                    else:
+                        regular = names == _SPEAKER_ONLY and type(metadata["speaker"]) is str
+                else:
+                    regular = False
+            else:
+                regular = keys == _PLAIN
+            if (
+                regular
+                and type(unit["unit_id"]) is str
+                and unit["unit_id"]
+                and type(unit["kind"]) is str
+                and unit["kind"]
+                and type(unit["text"]) is str
+            ):
+                continue
+        validate_unit(unit, where(index))
 
 
 def _validate_metadata(metadata: dict[str, Any], where: str) -> None:

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import bisect
 import tempfile
-from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -36,7 +35,7 @@ from streamer.framework.source_units import published_unit
 
 from .request import Citation, EvidenceRequest
 
-SPOOL_IN_MEMORY = 16 << 20
+SPOOL_IN_MEMORY = 1 << 20
 
 
 @dataclass
@@ -102,93 +101,169 @@ class _References:
         self.wanted = frozenset(self.starts) | frozenset(self.ends)
 
 
-def project_evidence(
-    request: EvidenceRequest, units: Iterable[dict[str, Any]], identity_of: Any
-) -> ProjectedEvidence:
-    """Project ``request`` over the validated ``units`` of a source document.
+_UNBOUNDED = 1 << 62
 
-    ``identity_of()`` returns the document's identity once ``units`` is exhausted (the
-    ``SourceDocumentReader.identity`` property, passed as a callable).
+
+class _Coverage:
+    """Streams coverage decisions over batches of units.
+
+    A unit at position ``x`` is covered when some reference ``[s, e]`` has
+    ``s - window <= x <= e + window``. Once every unit up to ``x + window`` has been read,
+    every reference that can cover ``x`` has had its start seen, and one whose end is not
+    seen yet can only end later, so its interval is ``[s - window, +inf)`` for now. Units
+    are therefore decided ``window`` positions behind the reading; the undecided ones wait
+    in ``pending``. Only the intervals of references near the reading point are held.
+    """
+
+    def __init__(self, references: _References, window: int) -> None:
+        self.references = references
+        self.window = window
+        self.positions: dict[str, int] = {}
+        self.open: dict[int, int] = {}  # reference index -> start position (end not seen)
+        self.closed: list[tuple[int, int]] = []  # expanded intervals that may still matter
+        self.pending: list[dict[str, Any]] = []  # undecided units, from position ``decided``
+        self.decided = 0  # first undecided position
+
+    def read(self, batch: list[dict[str, Any]], base: int) -> None:
+        """Index the referenced units of ``batch`` (positions ``base``...)."""
+        references = self.references
+        ids = [unit["unit_id"] for unit in batch]
+        hits = references.wanted.intersection(ids)
+        if not hits:
+            return
+        positions, window = self.positions, self.window
+        for offset, unit_id in enumerate(ids):
+            if unit_id not in hits:
+                continue
+            position = base + offset
+            if unit_id in positions:
+                raise SourceError(
+                    f"unit ID {quoted(unit_id)} appears twice (at positions "
+                    f"{positions[unit_id]} and {position}) and is referenced",
+                    hint="unit IDs must be unique in a source document",
+                )
+            positions[unit_id] = position
+            for index in references.starts.get(unit_id, ()):
+                end_id = references.distinct[index].end_unit_id
+                if end_id != unit_id and end_id in positions:
+                    _reversed(references.first[index])
+                self.open[index] = position
+            for index in references.ends.get(unit_id, ()):
+                start = self.open.pop(index, None)
+                if start is not None:
+                    self.closed.append((start - window, position + window))
+
+    def covered(self, last: int) -> list[tuple[int, int]]:
+        """The covered runs among the undecided positions up to ``last``, merged."""
+        first = self.decided
+        intervals = [(low, high) for low, high in self.closed if high >= first]
+        self.closed = intervals
+        if self.open:
+            intervals = [*intervals, (min(self.open.values()) - self.window, _UNBOUNDED)]
+        runs: list[tuple[int, int]] = []
+        for low, high in sorted(intervals):
+            low, high = max(low, first), min(high, last)
+            if low > high:
+                continue
+            if runs and low <= runs[-1][1] + 1:
+                if high > runs[-1][1]:
+                    runs[-1] = (runs[-1][0], high)
+            else:
+                runs.append((low, high))
+        return runs
+
+
+def project_evidence(
+    request: EvidenceRequest,
+    batches: Iterable[list[dict[str, Any]]],
+    identity_of: Callable[[], DocumentIdentity],
+) -> ProjectedEvidence:
+    """Project ``request`` over the validated units of a source document, in batches.
+
+    ``identity_of()`` returns the document's identity once ``batches`` is exhausted (for
+    example ``lambda: reader.identity`` for a ``SourceDocumentReader``).
     """
     window = request.window_units
     references = _References(request.citations)
-    starts, ends, wanted = references.starts, references.ends, references.wanted
-    positions: dict[str, int] = {}
-    open_count = 0
-    last_closed = -(1 << 62)  # position of the latest end of a reference whose start was seen
-
+    coverage = _Coverage(references, window)
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
-    write = spool.write
-    dumps = orjson.dumps
-    published: set[str] = set()
-    contexts: list[Context] = []
-    run: Context | None = None
-    spool_size = 0
-    ring: deque[dict[str, Any]] = deque()
-
-    def decide(position: int, unit: dict[str, Any]) -> None:
-        nonlocal run, spool_size
-        if open_count > 0 or last_closed >= position - window:
-            unit_id = unit["unit_id"]
-            if unit_id in published:
-                raise SourceError(
-                    f"unit ID {quoted(unit_id)} appears twice among the published units",
-                    hint="unit IDs must be unique in a source document",
-                )
-            published.add(unit_id)
-            data = dumps(published_unit(unit))
-            if run is None:
-                run = Context(position, position, unit_id, unit_id, spool_size, spool_size)
-            else:
-                data = b"," + data
-                run.end_position = position
-                run.end_unit_id = unit_id
-            write(data)
-            spool_size += len(data)
-            run.spool_end = spool_size
-        elif run is not None:
-            contexts.append(run)
-            run = None
-
-    position = -1
+    writer = _SpoolWriter(spool)
+    base = 0
     try:
-        for position, unit in enumerate(units):
-            unit_id = unit["unit_id"]
-            if unit_id in wanted:
-                if unit_id in positions:
-                    raise SourceError(
-                        f"unit ID {quoted(unit_id)} appears twice (at positions "
-                        f"{positions[unit_id]} and {position}) and is referenced",
-                        hint="unit IDs must be unique in a source document",
-                    )
-                positions[unit_id] = position
-                for index in starts.get(unit_id, ()):
-                    end_id = references.distinct[index].end_unit_id
-                    if end_id != unit_id and end_id in positions:
-                        _reversed(references.first[index])
-                    open_count += 1
-                for index in ends.get(unit_id, ()):
-                    if references.distinct[index].start_unit_id in positions:
-                        open_count -= 1
-                        last_closed = position
-            ring.append(unit)
-            if len(ring) > window:
-                decide(position - window, ring.popleft())
-        first_in_ring = position + 1 - len(ring)
-        for offset, unit in enumerate(ring):
-            decide(first_in_ring + offset, unit)
-        if run is not None:
-            contexts.append(run)
-        identity: DocumentIdentity = identity_of()
+        for batch in batches:
+            coverage.read(batch, base)
+            base += len(batch)
+            writer.emit(coverage, [*coverage.pending, *batch], base - 1 - window)
+        writer.emit(coverage, coverage.pending, base - 1)
+        contexts = writer.finish()
+        identity = identity_of()
         _check_sources(request, identity)
+        positions = coverage.positions
         union = _resolve(references, positions, window, identity.unit_count)
-        if [(context.start_position, context.end_position) for context in contexts] != list(union):
+        if [(c.start_position, c.end_position) for c in contexts] != list(union):
             raise RuntimeError("streamed coverage disagrees with the interval union")
         _attach_references(contexts, references, positions)
     except BaseException:
         spool.close()
         raise
     return ProjectedEvidence(identity, request.lanes, window, contexts, spool)
+
+
+class _SpoolWriter:
+    """Serializes covered units into the spool, grouping them into contexts."""
+
+    def __init__(self, spool: IO[bytes]) -> None:
+        self.spool = spool
+        self.size = 0
+        self.contexts: list[Context] = []
+        self.run: Context | None = None
+        self.published: set[str] = set()
+
+    def emit(self, coverage: _Coverage, units: list[dict[str, Any]], last: int) -> None:
+        """Decide the undecided ``units`` (from ``coverage.decided``) up to ``last``."""
+        first = coverage.decided
+        if last < first:
+            coverage.pending = units
+            return
+        for low, high in coverage.covered(last):
+            if self.run is not None and low > self.run.end_position + 1:
+                self._close()
+            for position in range(low, high + 1):
+                self._write(position, units[position - first])
+        if self.run is not None and self.run.end_position < last:
+            self._close()
+        coverage.pending = units[last + 1 - first :]
+        coverage.decided = last + 1
+
+    def _write(self, position: int, unit: dict[str, Any]) -> None:
+        unit_id = unit["unit_id"]
+        if unit_id in self.published:
+            raise SourceError(
+                f"unit ID {quoted(unit_id)} appears twice among the published units",
+                hint="unit IDs must be unique in a source document",
+            )
+        self.published.add(unit_id)
+        data = orjson.dumps(published_unit(unit))
+        run = self.run
+        if run is None:
+            self.run = Context(position, position, unit_id, unit_id, self.size, self.size)
+            run = self.run
+        else:
+            data = b"," + data
+            run.end_position = position
+            run.end_unit_id = unit_id
+        self.spool.write(data)
+        self.size += len(data)
+        run.spool_end = self.size
+
+    def _close(self) -> None:
+        if self.run is not None:
+            self.contexts.append(self.run)
+            self.run = None
+
+    def finish(self) -> list[Context]:
+        self._close()
+        return self.contexts
 
 
 def _reversed(citation: Citation) -> None:
