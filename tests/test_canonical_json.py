@@ -61,6 +61,16 @@ def test_canonical_bytes_match_rfc8785(value: Any) -> None:
     assert canonical(value) == rfc8785(value).encode("utf-8")
 
 
+@given(st.lists(st.builds(dict, unit_id=text.filter(bool), kind=text.filter(bool), text=text)))
+def test_unit_lists_encode_as_rfc8785(units: list[dict[str, str]]) -> None:
+    import msgspec
+
+    from streamer.framework.source_unit_batches import SourceUnit, canonical_units
+
+    structs = msgspec.convert(units, list[SourceUnit])
+    assert canonical_units(structs, str) == rfc8785(units).encode("utf-8")
+
+
 def test_every_control_character_is_escaped_as_rfc8785_says() -> None:
     controls = "".join(chr(code) for code in range(0x20)) + '"\\/\x7f\u2028é😀'
     assert canonical(controls) == rfc8785_string(controls).encode("utf-8")

@@ -212,8 +212,8 @@ def test_output_to_a_file_is_owner_only_and_stdout_stays_empty(tmp_path: Path) -
         (["evidence"], "Missing option '--config'"),
         (["evidence", "--config"], "Option '--config' requires an argument"),
         (["nope"], "No such command 'nope'"),
-        ([], "no command given"),
-        (["evidence", "--bogus"], "No such option: --bogus"),
+        ([], "Missing command"),
+        (["evidence", "--bogus"], "No such option '--bogus'"),
     ],
 )
 def test_usage_errors_are_one_line_with_status_2(args: list[str], message: str) -> None:

@@ -52,3 +52,17 @@ def test_reversed_interval_is_refused() -> None:
     except ValueError:
         return
     raise AssertionError("a reversed interval was accepted")
+
+
+@given(intervals, intervals)
+def test_bulk_update_equals_one_by_one(
+    first: list[tuple[int, int]], then: list[tuple[int, int]]
+) -> None:
+    one_by_one, bulk = IntervalUnion(), IntervalUnion()
+    for start, end in [*first, *then]:
+        one_by_one.add(start, end)
+    bulk.update(first)
+    bulk._check()
+    bulk.update(then)
+    bulk._check()
+    assert list(bulk) == list(one_by_one)

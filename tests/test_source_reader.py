@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 from hypothesis import given
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.errors import SourceError
 from streamer.framework.source_reader import SourceDocumentReader
-from streamer.framework.source_units import validate_batch, validate_unit
+from streamer.framework.source_units import validate_unit
 from tests.support import digest_of, json_bytes, jsonl_bytes, unit
 
 UNITS = [
@@ -65,7 +66,7 @@ def read_all(
     reader = SourceDocumentReader(
         stream or io.BytesIO(data), buffer_size=buffer_size, batch_units=batch_units
     )
-    units = list(reader)
+    units = [msgspec.to_builtins(unit) for unit in reader]
     return units, reader.identity, reader.form
 
 
@@ -283,39 +284,36 @@ unit_like = st.dictionaries(
 )
 
 
-@given(st.lists(unit_like, max_size=4))
-def test_batch_validation_agrees_with_unit_validation(candidates: list[dict[str, Any]]) -> None:
+@given(st.lists(unit_like, max_size=4), st.sampled_from(["json", "jsonl"]), st.sampled_from([1, 3]))
+def test_batched_validation_agrees_with_unit_by_unit_validation(
+    candidates: list[dict[str, Any]], form: str, batch_units: int
+) -> None:
+    """Whatever the batch path accepts, rejects or normalizes, ``validate_unit`` does the
+    same, with the same message; and the digest is that of the accepted units."""
     import copy
 
     expected: list[Any] = []
     expected_error = None
     for index, candidate in enumerate(copy.deepcopy(candidates)):
+        where = f"line {index + 2}" if form == "jsonl" else f"$.units[{index}]"
         try:
-            expected.append(validate_unit(candidate, f"u[{index}]"))
+            expected.append(validate_unit(candidate, where))
         except SourceError as error:
             expected_error = error.message
             break
-    batch = copy.deepcopy(candidates)
+    header = {"document_id": "d"}
+    if form == "jsonl":
+        data = b"".join(orjson.dumps(item) + b"\n" for item in [header, *candidates])
+    else:
+        data = orjson.dumps({**header, "units": candidates})
     try:
-        validate_batch(batch, lambda index: f"u[{index}]")
+        units, identity, _ = read_all(data, batch_units=batch_units)
     except SourceError as error:
         assert error.message == expected_error
         return
     assert expected_error is None
-    assert batch == expected
-
-
-@given(st.lists(unit_like, max_size=6))
-def test_batched_digest_equals_unit_by_unit_digest(candidates: list[dict[str, Any]]) -> None:
-    valid = []
-    for candidate in candidates:
-        try:
-            valid.append(validate_unit(candidate, "u"))
-        except SourceError:
-            continue
-    one_by_one, batched = SemanticDigest(), SemanticDigest()
-    for item in valid:
-        one_by_one.add(item)
-    batched.add_batch(valid[:2])
-    batched.add_batch(valid[2:])
-    assert batched.hexdigest() == one_by_one.hexdigest()
+    assert units == expected
+    digest = SemanticDigest()
+    for item in expected:
+        digest.add(item)
+    assert identity.semantic_digest == digest.hexdigest()

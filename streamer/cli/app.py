@@ -8,7 +8,7 @@ app = typer.Typer(
     name="streamer",
     help="Publish evidence-grounded session bundles from transcripts, streaming.",
     add_completion=False,
-    no_args_is_help=True,
+    no_args_is_help=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )

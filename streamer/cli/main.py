@@ -15,12 +15,8 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
 
-import typer
-from typer._click.exceptions import (  # typer 0.29 vendors click
-    ClickException,
-    NoArgsIsHelpError,
-    UsageError,
-)
+import click
+from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
 from streamer.cli import evidence_command  # noqa: F401  (registers the command)
@@ -68,11 +64,8 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
             traceback.print_exc()
         _error(error.one_line())
         status = error.exit_status
-    except typer.Exit as exit_:
+    except click.exceptions.Exit as exit_:
         status = exit_.exit_code
-    except NoArgsIsHelpError:
-        _error("no command given (hint: see 'streamer --help')")
-        status = EXIT_USAGE
     except UsageError as error:
         hint = (
             " (hint: see 'streamer --help')"
@@ -87,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except BrokenPipeError:
         _silence_stdout()
         status = EXIT_BROKEN_PIPE
-    except (KeyboardInterrupt, typer.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort):
         status = EXIT_INTERRUPTED
     except Terminated:
         status = EXIT_TERMINATED

@@ -52,16 +52,15 @@ class SemanticDigest:
         if len(batch) >= self._BATCH:
             self._flush()
 
-    def add_batch(self, units: list[dict[str, Any]]) -> None:
-        """Add validated units in one call: the canonical JSON of the list, split into lines.
+    def add_canonical_list(self, listed: bytes) -> None:
+        """Add validated units given as the canonical JSON of their list, in one call.
 
-        In the canonical list, ``},{"kind":`` occurs exactly between two units: every
-        validated unit's first member is ``kind``; inside a unit a ``{`` follows only a
-        colon; and inside a string every quote is escaped.
+        In that list, ``},{"kind":`` occurs exactly between two units: every validated
+        unit's first member is ``kind``; inside a unit a ``{`` follows only a colon; and
+        inside a string every quote is escaped. So the list splits into the units' lines.
         """
-        if units:
+        if len(listed) > 2:
             self._flush()
-            listed = orjson.dumps(units, option=_SORTED)
             self._hash.update(listed[1:-1].replace(b'},{"kind":', b'}\n{"kind":'))
             self._hash.update(b"\n")
 

@@ -6,7 +6,7 @@ always the smallest set of disjoint, non-adjacent intervals covering what was ad
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from sortedcontainers import SortedDict
 
@@ -39,6 +39,19 @@ class IntervalUnion:
             end = max(end, ends[key])
             del ends[key]
         ends[start] = end
+
+    def update(self, intervals: Iterable[tuple[int, int]]) -> None:
+        """Add many intervals at once: one sort and one linear merge."""
+        merged: list[list[int]] = []
+        for start, end in sorted([*self._ends.items(), *intervals]):
+            if start > end:
+                raise ValueError("an interval's start must not come after its end")
+            if merged and start <= merged[-1][1] + 1:
+                if end > merged[-1][1]:
+                    merged[-1][1] = end
+            else:
+                merged.append([start, end])
+        self._ends = SortedDict((start, end) for start, end in merged)
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
         return iter(self._ends.items())

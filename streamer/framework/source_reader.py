@@ -32,7 +32,12 @@ import orjson
 from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.errors import SourceError
 from streamer.framework.safe_text import quoted
-from streamer.framework.source_units import validate_batch
+from streamer.framework.source_unit_batches import (
+    SourceUnit,
+    canonical_units,
+    convert_units,
+    decode_units,
+)
 
 DEFAULT_BUFFER_SIZE = 1 << 20
 JSON_BATCH_UNITS = 4096
@@ -130,24 +135,19 @@ class _JsonLines:
         self.next_line = first_line
         self.blank = 0  # the first blank line seen, which must not be followed by a unit
 
-    def parse(self, block: bytes) -> Iterator[list[dict[str, Any]]]:
+    def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes]]:
         first = self.next_line
         count = block.count(b"\n") + 1
         self.next_line += count
-        batch: Any = None
-        if not self.blank:
-            try:
-                batch = orjson.loads(b"[" + block.replace(b"\n", b",") + b"]")
-            except orjson.JSONDecodeError:
-                batch = None
-        if batch is None or len(batch) != count:
-            batch = self._line_by_line(block, first)
-        if batch:
-            validate_batch(batch, lambda index: f"line {first + index}")
-            yield batch
+        where = _line_from(first)
+        units = None if self.blank else decode_units(b"[" + block.replace(b"\n", b",") + b"]")
+        if units is None or len(units) != count:
+            units = convert_units(self._line_by_line(block, first), where)
+        if units:
+            yield units, canonical_units(units, where)
 
     def _line_by_line(self, block: bytes, first: int) -> list[Any]:
-        batch: list[Any] = []
+        objects: list[Any] = []
         for number, line in enumerate(block.split(b"\n"), first):
             if not line.strip():
                 self.blank = self.blank or number
@@ -155,10 +155,10 @@ class _JsonLines:
             if self.blank:
                 raise SourceError(f"line {self.blank}: empty line inside JSON Lines")
             try:
-                batch.append(orjson.loads(line))
+                objects.append(orjson.loads(line))
             except orjson.JSONDecodeError:
                 raise SourceError(f"line {number}: not valid {_problem(line)}") from None
-        return batch
+        return objects
 
 
 class SourceDocumentReader:
@@ -253,11 +253,11 @@ class SourceDocumentReader:
 
     # -- units ------------------------------------------------------------------------
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[SourceUnit]:
         for batch in self.batches():
             yield from batch
 
-    def batches(self) -> Iterator[list[dict[str, Any]]]:
+    def batches(self) -> Iterator[list[SourceUnit]]:
         """The validated units in document order, a few thousand at a time.
 
         Parsing, validation and digesting work on whole batches, which is what keeps the
@@ -266,14 +266,14 @@ class SourceDocumentReader:
         batches = self._json_batches() if self.form == "json" else self._jsonl_batches()
         digest = self._digest
         count = 0
-        for batch in batches:
-            digest.add_batch(batch)
+        for batch, listed in batches:
+            digest.add_canonical_list(listed)
             count += len(batch)
             yield batch
         self._count = count
         self._identity = self._finish()
 
-    def _jsonl_batches(self) -> Iterator[list[dict[str, Any]]]:
+    def _jsonl_batches(self) -> Iterator[tuple[list[SourceUnit], bytes]]:
         stream = self._stream
         header_line = stream.readline()
         try:
@@ -301,7 +301,7 @@ class SourceDocumentReader:
             carry = data[cut + 1 :]
             yield from lines.parse(data[:cut])
 
-    def _json_batches(self) -> Iterator[list[dict[str, Any]]]:
+    def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes]]:
         tap = _TailTap(self._stream)
         items = ijson.items(tap, "units.item", buf_size=self._buffer_size)
         count = 0
@@ -309,16 +309,18 @@ class SourceDocumentReader:
         try:
             while batch := list(itertools.islice(items, self._batch_units)):
                 tap.batch_ended()
-                validate_batch(batch, _json_path_from(count))
-                count += len(batch)
+                where = _json_path_from(count)
+                units = convert_units(batch, where)
+                listed = canonical_units(units, where)
+                count += len(units)
                 last = batch[-1]
-                yield batch
+                yield units, listed
         except ijson.JSONError as error:
             # yajl's message quotes the input: it is inspected, never shown. The location
             # is that of the last complete batch: the problem lies somewhere after it.
             problem = "UTF-8" if "UTF8" in str(error) else "JSON"
-            where = "in $.units" if count == 0 else f"after $.units[{count - 1}]"
-            raise SourceError(f"the source document is not valid {problem} {where}") from None
+            place = "in $.units" if count == 0 else f"after $.units[{count - 1}]"
+            raise SourceError(f"the source document is not valid {problem} {place}") from None
         except UnicodeDecodeError:
             raise SourceError("the source document is not valid UTF-8") from None
         self._read_trailing_members(tap.retained(), last)
@@ -380,9 +382,10 @@ class SourceDocumentReader:
 def _end_of_unit(tail: str, last: dict[str, Any]) -> int:
     """Index just past the last unit's closing brace in ``tail``.
 
-    Candidates are tried from the end. A ``{`` inside a string can never start an object
-    equal to the last unit (object keys need unescaped quotes, which a string cannot
-    hold), and one inside the unit starts a smaller object, so the match is exact.
+    ``last`` is the last unit as parsed. Candidates are tried from the end. A ``{`` inside
+    a string can never start an object equal to the last unit (object keys need unescaped
+    quotes, which a string cannot hold), and one inside the unit starts a smaller object,
+    so the match is exact.
     """
     decoder = json.JSONDecoder()
     position = len(tail)
@@ -394,8 +397,12 @@ def _end_of_unit(tail: str, last: dict[str, Any]) -> int:
             candidate, end = decoder.raw_decode(tail, position)
         except ValueError:
             continue
-        if type(candidate) is dict and _normalized(candidate) == last:
+        if candidate == last:
             return int(end)
+
+
+def _line_from(first: int) -> Callable[[int], str]:
+    return lambda index: f"line {first + index}"
 
 
 def _json_path_from(base: int) -> Callable[[int], str]:
@@ -416,10 +423,3 @@ def _object_pairs(text: str) -> list[tuple[str, Any]]:
     except ValueError:
         raise SourceError("the source document is not valid JSON after $.units") from None
     return pairs
-
-
-def _normalized(candidate: dict[str, Any]) -> dict[str, Any]:
-    candidate.pop("source_ref", None)
-    if candidate.get("metadata") == {}:
-        del candidate["metadata"]
-    return candidate

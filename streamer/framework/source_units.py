@@ -1,13 +1,14 @@
-"""Validation of one source unit against the contract.
+"""The reference validation of one source unit, as a JSON object, against the contract.
 
-A validated unit is a plain ``dict`` with ``unit_id``, ``kind``, ``text`` and, when the unit
-has any, ``metadata``: the derived self-reference is dropped (it is implied by the unit ID)
-and so is empty metadata. This is also exactly the object the semantic digest covers.
+``validate_unit`` is the slow, exact statement of the rules and the source of every
+located error message; ``source_unit_batches`` applies the same rules at parser speed.
+A validated unit has ``unit_id``, ``kind``, ``text`` and, when the unit has any,
+``metadata``: the derived self-reference is dropped (it is implied by the unit ID) and so
+is empty metadata. This is also exactly the object the semantic digest covers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
@@ -59,53 +60,6 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
     return unit
 
 
-_PLAIN = frozenset({"unit_id", "kind", "text"})
-_WITH_METADATA = frozenset({"unit_id", "kind", "text", "metadata"})
-_FULL_METADATA = frozenset(METADATA_MEMBERS)
-_SPEAKER_ONLY = frozenset({"speaker"})
-
-
-def validate_batch(units: list[Any], where: Callable[[int], str]) -> None:
-    """Validate ``units`` in place, as ``validate_unit`` would each of them.
-
-    The common shapes (no self-reference; metadata absent, speaker only, or all three
-    members) are checked inline; anything else goes through ``validate_unit``, which
-    normalizes it or raises the located error. ``where(i)`` names unit ``i``.
-    """
-    for index, unit in enumerate(units):
-        if type(unit) is dict:
-            keys = unit.keys()
-            if keys == _WITH_METADATA:
-                metadata = unit["metadata"]
-                if type(metadata) is dict:
-                    names = metadata.keys()
-                    if names == _FULL_METADATA:
-                        start = metadata["start_ms"]
-                        end = metadata["end_ms"]
-                        regular = (
-                            type(metadata["speaker"]) is str
-                            and type(start) is int
-                            and type(end) is int
-                            and 0 <= start <= end <= MAX_SAFE_INTEGER
-                        )
-                    else:
-                        regular = names == _SPEAKER_ONLY and type(metadata["speaker"]) is str
-                else:
-                    regular = False
-            else:
-                regular = keys == _PLAIN
-            if (
-                regular
-                and type(unit["unit_id"]) is str
-                and unit["unit_id"]
-                and type(unit["kind"]) is str
-                and unit["kind"]
-                and type(unit["text"]) is str
-            ):
-                continue
-        validate_unit(unit, where(index))
-
-
 def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
     if not METADATA_MEMBERS.issuperset(metadata):
         raise SourceError(
@@ -127,18 +81,3 @@ def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
 
 def _first_unknown(obj: dict[str, Any], known: frozenset[str]) -> str:
     return quoted(sorted(set(obj) - known)[0])
-
-
-def published_unit(unit: dict[str, Any]) -> dict[str, Any]:
-    """The published form: ``unit_id, kind, text, source_ref, metadata`` in that order."""
-    unit_id = unit["unit_id"]
-    out: dict[str, Any] = {
-        "unit_id": unit_id,
-        "kind": unit["kind"],
-        "text": unit["text"],
-        "source_ref": {"start_unit_id": unit_id, "end_unit_id": unit_id},
-    }
-    metadata = unit.get("metadata")
-    if metadata:
-        out["metadata"] = {key: metadata[key] for key in METADATA_ORDER if key in metadata}
-    return out

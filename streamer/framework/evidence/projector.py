@@ -19,19 +19,18 @@ window, never by the transcript.
 from __future__ import annotations
 
 import bisect
+import itertools
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any
-
-import orjson
+from typing import IO
 
 from streamer.framework.errors import LaneOutputError, SourceError, SourceReferenceError
 from streamer.framework.intervals import IntervalUnion
 from streamer.framework.safe_text import quoted
 from streamer.framework.source_reader import DocumentIdentity
 from streamer.framework.source_reference import SourceReference
-from streamer.framework.source_units import published_unit
+from streamer.framework.source_unit_batches import SourceUnit, published_units, unit_ids
 
 from .request import Citation, EvidenceRequest
 
@@ -121,20 +120,19 @@ class _Coverage:
         self.positions: dict[str, int] = {}
         self.open: dict[int, int] = {}  # reference index -> start position (end not seen)
         self.closed: list[tuple[int, int]] = []  # expanded intervals that may still matter
-        self.pending: list[dict[str, Any]] = []  # undecided units, from position ``decided``
+        self.pending: list[SourceUnit] = []  # undecided units, from position ``decided``
         self.decided = 0  # first undecided position
 
-    def read(self, batch: list[dict[str, Any]], base: int) -> None:
+    def read(self, batch: list[SourceUnit], base: int) -> None:
         """Index the referenced units of ``batch`` (positions ``base``...)."""
         references = self.references
-        ids = [unit["unit_id"] for unit in batch]
+        ids = unit_ids(batch)
         hits = references.wanted.intersection(ids)
         if not hits:
             return
         positions, window = self.positions, self.window
-        for offset, unit_id in enumerate(ids):
-            if unit_id not in hits:
-                continue
+        for offset in itertools.compress(itertools.count(), map(hits.__contains__, ids)):
+            unit_id = ids[offset]
             position = base + offset
             if unit_id in positions:
                 raise SourceError(
@@ -175,7 +173,7 @@ class _Coverage:
 
 def project_evidence(
     request: EvidenceRequest,
-    batches: Iterable[list[dict[str, Any]]],
+    batches: Iterable[list[SourceUnit]],
     identity_of: Callable[[], DocumentIdentity],
 ) -> ProjectedEvidence:
     """Project ``request`` over the validated units of a source document, in batches.
@@ -219,7 +217,7 @@ class _SpoolWriter:
         self.run: Context | None = None
         self.published: set[str] = set()
 
-    def emit(self, coverage: _Coverage, units: list[dict[str, Any]], last: int) -> None:
+    def emit(self, coverage: _Coverage, units: list[SourceUnit], last: int) -> None:
         """Decide the undecided ``units`` (from ``coverage.decided``) up to ``last``."""
         first = coverage.decided
         if last < first:
@@ -228,30 +226,34 @@ class _SpoolWriter:
         for low, high in coverage.covered(last):
             if self.run is not None and low > self.run.end_position + 1:
                 self._close()
-            for position in range(low, high + 1):
-                self._write(position, units[position - first])
+            self._write(low, units[low - first : high - first + 1])
         if self.run is not None and self.run.end_position < last:
             self._close()
         coverage.pending = units[last + 1 - first :]
         coverage.decided = last + 1
 
-    def _write(self, position: int, unit: dict[str, Any]) -> None:
-        unit_id = unit["unit_id"]
-        if unit_id in self.published:
-            raise SourceError(
-                f"unit ID {quoted(unit_id)} appears twice among the published units",
-                hint="unit IDs must be unique in a source document",
-            )
-        self.published.add(unit_id)
-        data = orjson.dumps(published_unit(unit))
+    def _write(self, position: int, segment: list[SourceUnit]) -> None:
+        """Publish the contiguous ``segment`` of covered units starting at ``position``."""
+        ids = unit_ids(segment)
+        published = self.published
+        if not published.isdisjoint(ids) or len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for unit_id in ids:
+                if unit_id in published or unit_id in seen:
+                    raise SourceError(
+                        f"unit ID {quoted(unit_id)} appears twice among the published units",
+                        hint="unit IDs must be unique in a source document",
+                    )
+                seen.add(unit_id)
+        published.update(ids)
+        data = published_units(segment)
         run = self.run
         if run is None:
-            self.run = Context(position, position, unit_id, unit_id, self.size, self.size)
-            run = self.run
+            run = self.run = Context(position, position, ids[0], ids[0], self.size, self.size)
         else:
             data = b"," + data
-            run.end_position = position
-            run.end_unit_id = unit_id
+        run.end_position = position + len(segment) - 1
+        run.end_unit_id = ids[-1]
         self.spool.write(data)
         self.size += len(data)
         run.spool_end = self.size
@@ -291,8 +293,8 @@ def _check_sources(request: EvidenceRequest, identity: DocumentIdentity) -> None
 def _resolve(
     references: _References, positions: dict[str, int], window: int, unit_count: int
 ) -> IntervalUnion:
-    union = IntervalUnion()
     last = unit_count - 1
+    expanded: list[tuple[int, int]] = []
     for index, reference in enumerate(references.distinct):
         citation = references.first[index]
         for unit_id in reference:
@@ -303,7 +305,9 @@ def _resolve(
         start, end = positions[reference.start_unit_id], positions[reference.end_unit_id]
         if start > end:
             _reversed(citation)
-        union.add(max(0, start - window), min(last, end + window))
+        expanded.append((max(0, start - window), min(last, end + window)))
+    union = IntervalUnion()
+    union.update(expanded)
     return union
 
 
