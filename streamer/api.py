@@ -222,6 +222,7 @@ def summarize(projection: ProjectedEvidence) -> EvidenceResult:
 from streamer.framework.errors import SourceError  # noqa: E402
 from streamer.importers.document import SpooledDocument, spool_document  # noqa: E402
 from streamer.importers.formats import read_utterances  # noqa: E402
+from streamer.output.extraction_chunks import SpooledChunks, spool_chunks  # noqa: E402
 
 WriteTarget = str | os.PathLike[str] | IO[bytes]
 
@@ -233,6 +234,16 @@ class ImportResult:
     document_id: str
     semantic_digest: str
     unit_count: int
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What a chunk run produced."""
+
+    document_id: str
+    semantic_digest: str
+    unit_count: int
+    chunk_count: int
 
 
 def _reads_stdin(source: Source) -> bool:
@@ -302,3 +313,33 @@ def import_transcript(
         return ImportResult(document.document_id, document.semantic_digest, document.unit_count)
     finally:
         document.close()
+
+
+def chunk(
+    config: Configuration,
+    source: Source,
+    *,
+    output: WriteTarget = "-",
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+) -> ChunkResult:
+    """Write the extraction chunks of a source document as JSON Lines to ``output``.
+
+    Chunks follow ``pipeline.chunking`` and are cut by the framework's ``Chunker``, as the
+    bundle's chunk map is. The source document is validated and its digest verified before
+    the first output byte; a file is published atomically, so a failed run writes nothing.
+    """
+    if isinstance(output, (str, os.PathLike)):
+        check_output_destination(output)
+    with open_source(source) as stream:
+        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
+        chunks: SpooledChunks = spool_chunks(
+            reader, config.chunking.max_units, config.chunking.overlap_units
+        )
+    try:
+        identity = reader.identity
+        _publish_to(output, chunks.write_to)
+        return ChunkResult(
+            identity.document_id, identity.semantic_digest, identity.unit_count, chunks.chunk_count
+        )
+    finally:
+        chunks.close()

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 import click
 
+import streamer.cli.chunk_command  # registers the command
 import streamer.cli.import_command  # noqa: F401  (registers the command)
 from streamer.cli import evidence_command  # noqa: F401  (registers the command)
 from streamer.cli.app import app
