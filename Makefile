@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/demo
+IMPORT := fixtures/import
+DEMO_OUT := build/demo
 
 .PHONY: venv demo test lint typecheck contracts unit bench lock clean
 
@@ -16,6 +18,15 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 demo: venv
+	@mkdir -p $(DEMO_OUT)
+	@echo "== streamer import: a WebVTT transcript ($(IMPORT)/bridge.vtt) as a source document"
+	$(BIN)/streamer import webvtt $(IMPORT)/bridge.vtt --output $(DEMO_OUT)/bridge.jsonl
+	@cat $(DEMO_OUT)/bridge.jsonl
+	@echo "== streamer chunk: its extraction chunks (4 units each, 1 shared)"
+	$(BIN)/streamer chunk --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl
+	@echo "== streamer evidence: the imported transcript, cited by two lanes ($(IMPORT)/lanes, window 0)"
+	$(BIN)/streamer evidence --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl \
+		--lanes-dir $(IMPORT)/lanes --output - | $(BIN)/python -m json.tool --indent 1
 	@echo "== streamer evidence: the evidence context of the demo session (window 1, five lanes)"
 	$(BIN)/streamer evidence --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
 		--lanes-dir $(DEMO)/lanes --output - | $(BIN)/python -m json.tool --indent 1
