@@ -4,8 +4,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/demo
-IMPORT := fixtures/import
-DEMO_OUT := build/demo
 
 .PHONY: venv demo test lint typecheck contracts unit bench lock clean
 
@@ -16,6 +14,11 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $(STAMP)
+
+# The demo starts from a transcript: import it (into the ignored build/), chunk it,
+# publish its evidence; then the evidence of the demo session.
+IMPORT := fixtures/import
+DEMO_OUT := build/demo
 
 demo: venv
 	@mkdir -p $(DEMO_OUT)
