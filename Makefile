@@ -15,7 +15,21 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $(STAMP)
 
+# The demo starts from a transcript: import it (into the ignored build/), chunk it,
+# publish its evidence; then the evidence of the demo session.
+IMPORT := fixtures/import
+DEMO_OUT := build/demo
+
 demo: venv
+	@mkdir -p $(DEMO_OUT)
+	@echo "== streamer import: a WebVTT transcript ($(IMPORT)/bridge.vtt) as a source document"
+	$(BIN)/streamer import webvtt $(IMPORT)/bridge.vtt --output $(DEMO_OUT)/bridge.jsonl
+	@cat $(DEMO_OUT)/bridge.jsonl
+	@echo "== streamer chunk: its extraction chunks (4 units each, 1 shared)"
+	$(BIN)/streamer chunk --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl
+	@echo "== streamer evidence: the imported transcript, cited by two lanes ($(IMPORT)/lanes, window 0)"
+	$(BIN)/streamer evidence --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl \
+		--lanes-dir $(IMPORT)/lanes --output - | $(BIN)/python -m json.tool --indent 1
 	@echo "== streamer evidence: the evidence context of the demo session (window 1, five lanes)"
 	$(BIN)/streamer evidence --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
 		--lanes-dir $(DEMO)/lanes --output - | $(BIN)/python -m json.tool --indent 1

@@ -19,6 +19,8 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
+import streamer.cli.chunk_command  # registers the command
+import streamer.cli.import_command  # noqa: F401  (registers the command)
 from streamer.cli import evidence_command  # noqa: F401  (registers the command)
 from streamer.cli.app import app
 from streamer.framework.errors import StreamerError

@@ -1,0 +1,210 @@
+"""``webvtt``: WebVTT captions (https://www.w3.org/TR/webvtt1/).
+
+The file starts with ``WEBVTT`` (then the end of the line, a space or a tab; a byte order
+mark is allowed) and a header that ends at the first blank line. Blocks are separated by
+blank lines. ``NOTE`` blocks are skipped anywhere, ``STYLE`` and ``REGION`` blocks before
+the first cue. A cue is an optional identifier line, the timings
+``[hh:]mm:ss.ttt --> [hh:]mm:ss.ttt`` (cue settings after the end time are ignored) and
+its text; as the WebVTT parser does, a line holding ``-->`` inside cue text starts the
+next cue. Any other block (text without timings) is an error, not silently dropped.
+
+Cue text: tags (``<v Name>``, ``<c.x>``, ``<i>``, ``<b>``, ``<u>``, ``<ruby>``, ``<rt>``,
+``<lang ..>``, timestamp tags, closing tags) are removed and character references
+(``&amp;``, ``&lt;``, ...) decoded; the text lines are stripped and joined with one
+space. The speaker is the annotation of the cue's voice tags (``<v Name>`` or
+``<v.class Name>``), several distinct voices joined with ``", "`` in order of appearance.
+With ``speaker_prefix``, a cue without a voice tag may give its speaker as a leading
+``Name:``. A cue without text is skipped. Unit IDs ``u000001``, ``u000002``, ... count
+the units (cue identifiers are not unique in practice and are ignored).
+
+Errors name the line and the cue, ``cue`` being its position in the file from 1.
+
+Why not ``webvtt-py`` (MIT licence, well kept): ``WebVTT.from_buffer`` reads every line
+and every caption into lists before returning, so it cannot stream a long transcript;
+its lenient mode silently drops malformed blocks and its errors carry no line numbers.
+This parser reads one line at a time and holds one cue.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from streamer.framework.canonical_json import MAX_SAFE_INTEGER
+from streamer.framework.errors import SourceError
+from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
+from streamer.importers.lines import split_speaker_prefix, text_lines
+
+_SIGNATURE = re.compile(r"WEBVTT(?:[ \t]|\Z)")
+_TIMESTAMP = r"(?:([0-9]{2,}):)?([0-5][0-9]):([0-5][0-9])\.([0-9]{3})"
+_TIMINGS = re.compile(rf"[ \t]*{_TIMESTAMP}[ \t]*-->[ \t]*{_TIMESTAMP}(?:[ \t].*)?\Z")
+_NOTE = re.compile(r"NOTE(?:[ \t]|\Z)")
+_HEADER_BLOCK = re.compile(r"(?:STYLE|REGION)[ \t]*\Z")
+_VOICE = re.compile(r"v(?:\.[^ \t\n\f\r]*)?[ \t\n\f\r]+(.*)", re.DOTALL)
+
+
+def _ms(hours: str | None, minutes: str, seconds: str, millis: str) -> int:
+    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis)
+
+
+def _tokens(line: str) -> Iterator[tuple[str, bool]]:
+    """The text and the tags of one line, ``(text, False)`` or ``(tag content, True)``.
+
+    A ``<`` without a ``>`` after it is text; the scan is linear in the line's length.
+    """
+    position = 0
+    while True:
+        start = line.find("<", position)
+        if start < 0:
+            break
+        end = line.find(">", start + 1)
+        if end < 0:
+            break
+        if start > position:
+            yield line[position:start], False
+        yield line[start + 1 : end], True
+        position = end + 1
+    if position < len(line):
+        yield line[position:], False
+
+
+def cue_text(lines: list[str]) -> tuple[str | None, str]:
+    """``(speaker, text)`` of a cue's text lines."""
+    voices: list[str] = []
+    parts: list[str] = []
+    for line in lines:
+        pieces: list[str] = []
+        for token, is_tag in _tokens(line):
+            if not is_tag:
+                pieces.append(token)
+                continue
+            voice = _VOICE.fullmatch(token)
+            if voice is not None:
+                name = clean_speaker(html.unescape(voice.group(1)))
+                if name is not None and name not in voices:
+                    voices.append(name)
+        text = html.unescape("".join(pieces)).strip()
+        if text:
+            parts.append(text)
+    return (", ".join(voices) if voices else None), " ".join(parts)
+
+
+class _Cue:
+    __slots__ = ("end_ms", "lines", "start_ms", "where")
+
+    def __init__(self, where: str, start_ms: int, end_ms: int) -> None:
+        self.where = where
+        self.start_ms = start_ms
+        self.end_ms = end_ms
+        self.lines: list[str] = []
+
+
+class _Parser:
+    def __init__(self, speaker_prefix: bool) -> None:
+        self.speaker_prefix = speaker_prefix
+        self.cues = 0
+        self.units = 0
+        self.cue: _Cue | None = None
+        self.identifier_line = 0  # line of a pending cue identifier
+        self.skipping = False  # inside a NOTE, STYLE or REGION block
+
+    def start_block(self, number: int, line: str) -> None:
+        if "-->" in line:
+            self.start_cue(number, line)
+        elif _NOTE.match(line) or (self.cues == 0 and _HEADER_BLOCK.match(line)):
+            self.skipping = True
+        else:
+            self.identifier_line = number
+
+    def start_cue(self, number: int, line: str) -> None:
+        self.cues += 1
+        where = f"line {number} (cue {self.cues})"
+        match = _TIMINGS.match(line)
+        if match is None:
+            raise SourceError(
+                f"{where}: invalid cue timings",
+                hint="cue timings are '[hh:]mm:ss.ttt --> [hh:]mm:ss.ttt'",
+            )
+        groups = match.groups()
+        start, end = _ms(*groups[:4]), _ms(*groups[4:])
+        if end > MAX_SAFE_INTEGER:
+            raise SourceError(f"{where}: a cue time is too large")
+        if start > end:
+            raise SourceError(f"{where}: the cue ends before it starts")
+        self.cue = _Cue(where, start, end)
+
+    def end_cue(self) -> Utterance | None:
+        cue = self.cue
+        self.cue = None
+        if cue is None:
+            return None
+        speaker, text = cue_text(cue.lines)
+        if speaker is None and self.speaker_prefix:
+            speaker, text = split_speaker_prefix(text)
+            text = text.strip()
+        if not text:
+            return None
+        self.units += 1
+        return Utterance(
+            sequential_unit_id(self.units), text, cue.where, speaker, cue.start_ms, cue.end_ms
+        )
+
+    def feed(self, number: int, line: str) -> Utterance | None:
+        """Take one line after the header; return the utterance of a cue it completes."""
+        blank = not line.strip()
+        if self.cue is not None:
+            if blank:
+                return self.end_cue()
+            if "-->" in line:
+                utterance = self.end_cue()
+                self.start_cue(number, line)
+                return utterance
+            self.cue.lines.append(line)
+        elif self.identifier_line:
+            if blank or "-->" not in line:
+                raise SourceError(
+                    f"line {self.identifier_line}: a block without cue timings",
+                    hint="a cue is an optional identifier line, then "
+                    "'[hh:]mm:ss.ttt --> [hh:]mm:ss.ttt', then its text",
+                )
+            self.identifier_line = 0
+            self.start_cue(number, line)
+        elif self.skipping:
+            if blank:
+                self.skipping = False
+            elif "-->" in line:
+                self.skipping = False
+                self.start_cue(number, line)
+        elif not blank:
+            self.start_block(number, line)
+        return None
+
+    def finish(self) -> Utterance | None:
+        if self.identifier_line:
+            raise SourceError(f"line {self.identifier_line}: a block without cue timings")
+        return self.end_cue()
+
+
+def read_webvtt(stream: BinaryIO, speaker_prefix: bool = False) -> Iterator[Utterance]:
+    parser = _Parser(speaker_prefix)
+    lines = text_lines(stream)
+    first = next(lines, None)
+    if first is None or not _SIGNATURE.match(first[1]):
+        raise SourceError("line 1: a WebVTT file must start with WEBVTT")
+    in_header = True
+    for number, line in lines:
+        if in_header:
+            if not line.strip():
+                in_header = False
+                continue
+            if "-->" not in line:
+                continue  # header text
+            in_header = False
+        utterance = parser.feed(number, line)
+        if utterance is not None:
+            yield utterance
+    utterance = parser.finish()
+    if utterance is not None:
+        yield utterance
