@@ -218,3 +218,19 @@ def run_cli(args: Sequence[str], *, stdin: bytes | None = None, cwd: Path | None
         stdin=None if stdin is not None else subprocess.DEVNULL,
     )
     return Run(completed.returncode, completed.stdout, completed.stderr.decode("utf-8", "replace"))
+
+
+def published_form(item: dict[str, Any]) -> dict[str, Any]:
+    """A unit as the evidence document publishes it, written out independently of streamer."""
+    out: dict[str, Any] = {
+        "unit_id": item["unit_id"],
+        "kind": item["kind"],
+        "text": item["text"],
+        "source_ref": {"start_unit_id": item["unit_id"], "end_unit_id": item["unit_id"]},
+    }
+    metadata = item.get("metadata") or {}
+    if metadata:
+        out["metadata"] = {
+            k: metadata[k] for k in ("speaker", "start_ms", "end_ms") if k in metadata
+        }
+    return out

@@ -9,9 +9,8 @@ import orjson
 import pytest
 import yaml
 
-from streamer.framework.source_units import published_unit
 from tests.import_cases import CASE_IDS, CASES, FIXTURES, ImportCase
-from tests.support import config_dict, lane_output, npc, ref, run_cli, spell
+from tests.support import config_dict, lane_output, npc, published_form, ref, run_cli, spell
 
 # Per case: a range for the npcs lane and one unit for the spells lane, with a gap between.
 CITED = {
@@ -58,7 +57,7 @@ def _context(
         "references": [
             {"source_ref": reference, "lane_ids": [lane]} for reference, lane in references
         ],
-        "units": [published_unit(unit) for unit in chosen],
+        "units": [published_form(unit) for unit in chosen],
     }
 
 

@@ -20,19 +20,21 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 import orjson
+from msgspec import UNSET
 
 from streamer.framework.chunking import Chunk, Chunker
+from streamer.framework.source_unit_batches import SourceUnit
 
 SPOOL_IN_MEMORY = 4 << 20
 
 
-def chunk_unit(unit: dict[str, Any]) -> dict[str, Any]:
+def chunk_unit(unit: SourceUnit) -> dict[str, Any]:
     """The part of a validated source unit that a chunk carries."""
-    out: dict[str, Any] = {"unit_id": unit["unit_id"]}
-    speaker = unit.get("metadata", {}).get("speaker")
-    if speaker is not None:
-        out["speaker"] = speaker
-    out["text"] = unit["text"]
+    out: dict[str, Any] = {"unit_id": unit.unit_id}
+    metadata = unit.metadata
+    if metadata is not UNSET and metadata.speaker is not UNSET:
+        out["speaker"] = metadata.speaker
+    out["text"] = unit.text
     return out
 
 
@@ -63,9 +65,7 @@ class SpooledChunks:
         self._spool.close()
 
 
-def spool_chunks(
-    units: Iterable[dict[str, Any]], max_units: int, overlap_units: int
-) -> SpooledChunks:
+def spool_chunks(units: Iterable[SourceUnit], max_units: int, overlap_units: int) -> SpooledChunks:
     """Cut ``units`` (validated, in document order) into chunks and spool their lines."""
     chunker: Chunker[dict[str, Any]] = Chunker(max_units, overlap_units)
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
