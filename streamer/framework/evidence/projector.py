@@ -29,6 +29,7 @@ import orjson
 
 from streamer.framework.errors import LaneOutputError, SourceError, SourceReferenceError
 from streamer.framework.intervals import IntervalUnion
+from streamer.framework.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
 from streamer.framework.source_reader import DocumentIdentity
 from streamer.framework.source_reference import SourceReference
@@ -180,7 +181,7 @@ def project_evidence(
         if run is not None:
             contexts.append(run)
         identity: DocumentIdentity = identity_of()
-        _check_sources(request, identity)
+        check_sources(request.sources, identity)
         union = _resolve(references, positions, window, identity.unit_count)
         if [(context.start_position, context.end_position) for context in contexts] != list(union):
             raise RuntimeError("streamed coverage disagrees with the interval union")
@@ -199,8 +200,11 @@ def _reversed(citation: Citation) -> None:
     )
 
 
-def _check_sources(request: EvidenceRequest, identity: DocumentIdentity) -> None:
-    for lane_id, source in request.sources:
+def check_sources(
+    sources: Iterable[tuple[str, DocumentSource]], identity: DocumentIdentity
+) -> None:
+    """Fail unless every lane output names ``identity``'s document and digest."""
+    for lane_id, source in sources:
         if source.document_id != identity.document_id:
             raise LaneOutputError(
                 f"lane {lane_id}: $.source.document_id names another document",
