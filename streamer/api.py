@@ -8,10 +8,11 @@ result = api.evidence(config, "session.jsonl", "lanes/", output="evidence.json")
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, BinaryIO
@@ -19,16 +20,28 @@ from typing import IO, Any, BinaryIO
 from streamer.configuration import Configuration, load_configuration
 from streamer.domain import dnd
 from streamer.framework.artifact_kinds import ArtifactKindRegistry
+from streamer.framework.chunk_bounds import ChunkBoundsTap
 from streamer.framework.errors import ConfigurationError
-from streamer.framework.evidence.projector import ProjectedEvidence, project_evidence
+from streamer.framework.evidence.projector import (
+    ProjectedEvidence,
+    check_sources,
+    project_evidence,
+)
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.lane_outputs import LaneOutput, lane_output_path, read_lane_output
-from streamer.framework.source_reader import DEFAULT_BUFFER_SIZE, SourceDocumentReader
+from streamer.framework.source_reader import (
+    DEFAULT_BUFFER_SIZE,
+    DocumentIdentity,
+    SourceDocumentReader,
+)
+from streamer.output.bundle_documents import INDEX_FILE, write_bundle
+from streamer.output.bundle_publication import check_destination, staged_bundle
 from streamer.output.evidence_context import write_evidence_context
 from streamer.output.publication import publish
 
 Source = str | os.PathLike[str] | BinaryIO
 Warn = Callable[[str], None]
+Unit = dict[str, Any]
 READ_BUFFER = 1 << 20
 
 
@@ -69,6 +82,19 @@ def open_source(source: Source) -> Iterator[BinaryIO]:
         ) from None
     with stream:
         yield stream
+
+
+@contextlib.contextmanager
+def source_units(
+    source: Source,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+    tap: Callable[[Iterable[Unit]], Iterable[Unit]] | None = None,
+) -> Iterator[tuple[Iterable[Unit], Callable[[], DocumentIdentity]]]:
+    """The one pass over a source document: its validated units (through ``tap`` when
+    given) and the document's identity, available once the units are exhausted."""
+    with open_source(source) as stream:
+        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
+        yield (reader if tap is None else tap(reader)), lambda: reader.identity
 
 
 def check_output_destination(output: str | os.PathLike[str]) -> None:
@@ -164,9 +190,8 @@ def project(
     selected = [lane_id for lane_id in settings.lanes if lane_id in run_lanes]
     outputs = read_lane_outputs(config, lanes_dir, selected, warn)
     request = build_evidence_request(settings.lanes, settings.window_units, outputs)
-    with open_source(source) as stream:
-        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
-        return project_evidence(request, reader, lambda: reader.identity)
+    with source_units(source, buffer_size) as (units, identity_of):
+        return project_evidence(request, units, identity_of)
 
 
 def evidence(
@@ -210,4 +235,80 @@ def summarize(projection: ProjectedEvidence) -> EvidenceResult:
         sum(context.end_position - context.start_position + 1 for context in projection.contexts),
         sum(len(context.references) for context in projection.contexts),
         tuple(lanes),
+    )
+
+
+# -----------------------------------------------------------------------------------------
+# The JSON bundle: ``streamer bundle``.
+# -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BundleResult:
+    """What ``bundle`` published; ``normalized_lanes`` counts lane payloads only."""
+
+    document_id: str
+    semantic_digest: str
+    normalized_lanes: int
+    files: tuple[str, ...]
+
+    def receipt(self) -> dict[str, Any]:
+        """The one-line JSON receipt ``streamer bundle`` prints on success."""
+        return {
+            "status": "ok",
+            "document_id": self.document_id,
+            "normalized_lanes": self.normalized_lanes,
+            "files": list(self.files),
+        }
+
+
+def bundle(
+    config: Configuration,
+    source: Source,
+    lanes_dir: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    force: bool = False,
+    warn: Warn = _stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+) -> BundleResult:
+    """Publish the JSON bundle folder ``output``: all of it, or nothing.
+
+    Usage errors (``output`` exists and ``force`` is not set, an unknown lane) come before
+    any input is read. The lane outputs of the run are read and validated, then one pass
+    over the source validates and digests every unit, collects the chunk map and, when
+    evidence publication is enabled, projects the evidence context. The bundle is
+    assembled in a temporary sibling folder and renamed into place.
+    """
+    destination = Path(output)
+    check_destination(destination, force=force, marker=INDEX_FILE)
+    run_lanes = effective_lanes(config, lanes)
+    outputs = read_lane_outputs(config, lanes_dir, run_lanes, warn=lambda _: None)
+    found = {output.lane_id for output in outputs}
+    missing = [lane_id for lane_id in run_lanes if lane_id not in found]
+    if missing:
+        warn("lanes without a normalized output, absent from the bundle: " + ", ".join(missing))
+    settings = config.evidence_context
+    request = None
+    if settings is not None and settings.enabled:
+        selected = [output for output in outputs if output.lane_id in settings.lanes]
+        request = build_evidence_request(settings.lanes, settings.window_units, selected)
+    chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
+    projection: ProjectedEvidence | None = None
+    try:
+        with source_units(source, buffer_size, chunks.tap) as (units, identity_of):
+            if request is None:
+                collections.deque(units, maxlen=0)
+            else:
+                projection = project_evidence(request, units, identity_of)
+            identity = identity_of()
+        check_sources(((output.lane_id, output.source) for output in outputs), identity)
+        with staged_bundle(destination, force=force) as staged:
+            write_bundle(staged, identity, outputs, chunks, projection)
+    finally:
+        if projection is not None:
+            projection.close()
+    return BundleResult(
+        identity.document_id, identity.semantic_digest, len(outputs), tuple(sorted(staged.files))
     )

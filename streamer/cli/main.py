@@ -17,7 +17,10 @@ from typing import NoReturn
 
 import click
 
-from streamer.cli import evidence_command  # noqa: F401  (registers the command)
+from streamer.cli import (
+    bundle_command,  # noqa: F401  (registers the command)
+    evidence_command,  # noqa: F401  (registers the command)
+)
 from streamer.cli.app import app
 from streamer.framework.errors import StreamerError
 
