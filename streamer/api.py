@@ -29,11 +29,13 @@ from streamer.framework.evidence.projector import (
 )
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.lane_outputs import LaneOutput, lane_output_path, read_lane_output
+from streamer.framework.safe_text import quoted
 from streamer.framework.source_reader import (
     DEFAULT_BUFFER_SIZE,
     DocumentIdentity,
     SourceDocumentReader,
 )
+from streamer.output import schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
 from streamer.output.bundle_publication import check_destination, staged_bundle
 from streamer.output.evidence_context import write_evidence_context
@@ -239,7 +241,7 @@ def summarize(projection: ProjectedEvidence) -> EvidenceResult:
 
 
 # -----------------------------------------------------------------------------------------
-# The JSON bundle: ``streamer bundle``.
+# The JSON bundle: ``streamer bundle``, ``streamer schema``.
 # -----------------------------------------------------------------------------------------
 
 
@@ -312,3 +314,19 @@ def bundle(
     return BundleResult(
         identity.document_id, identity.semantic_digest, len(outputs), tuple(sorted(staged.files))
     )
+
+
+def schema_ids() -> tuple[str, ...]:
+    """The ID of every JSON Schema streamer publishes, sorted."""
+    return schema_catalog.schema_ids()
+
+
+def schema(schema_id: str) -> bytes:
+    """The JSON Schema (draft 2020-12) of ``schema_id``, as shipped."""
+    data = schema_catalog.schema_bytes(schema_id)
+    if data is None:
+        raise ConfigurationError(
+            f"unknown schema ID {quoted(schema_id)}",
+            hint="'streamer schema --list' names every schema",
+        )
+    return data

@@ -20,6 +20,7 @@ import click
 from streamer.cli import (
     bundle_command,  # noqa: F401  (registers the command)
     evidence_command,  # noqa: F401  (registers the command)
+    schema_command,  # noqa: F401  (registers the command)
 )
 from streamer.cli.app import app
 from streamer.framework.errors import StreamerError
