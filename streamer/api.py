@@ -35,9 +35,10 @@ from streamer.framework.source_reader import (
     DocumentIdentity,
     SourceDocumentReader,
 )
-from streamer.output import schema_catalog
+from streamer.output import bundle_validation, schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
 from streamer.output.bundle_publication import check_destination, staged_bundle
+from streamer.output.bundle_validation import BundleReport
 from streamer.output.evidence_context import write_evidence_context
 from streamer.output.publication import publish
 
@@ -241,7 +242,7 @@ def summarize(projection: ProjectedEvidence) -> EvidenceResult:
 
 
 # -----------------------------------------------------------------------------------------
-# The JSON bundle: ``streamer bundle``, ``streamer schema``.
+# The JSON bundle: ``streamer bundle``, ``streamer schema``, ``streamer validate``.
 # -----------------------------------------------------------------------------------------
 
 
@@ -330,3 +331,8 @@ def schema(schema_id: str) -> bytes:
             hint="'streamer schema --list' names every schema",
         )
     return data
+
+
+def validate_bundle(folder: str | os.PathLike[str]) -> BundleReport:
+    """Check the bundle in ``folder`` as a consumer would; the report lists every problem."""
+    return bundle_validation.validate(Path(folder), default_registry())

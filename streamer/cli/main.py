@@ -21,6 +21,7 @@ from streamer.cli import (
     bundle_command,  # noqa: F401  (registers the command)
     evidence_command,  # noqa: F401  (registers the command)
     schema_command,  # noqa: F401  (registers the command)
+    validate_command,  # noqa: F401  (registers the command)
 )
 from streamer.cli.app import app
 from streamer.framework.errors import StreamerError
