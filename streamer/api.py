@@ -288,14 +288,14 @@ def bundle(
     check_destination(destination, force=force, marker=INDEX_FILE)
     run_lanes = effective_lanes(config, lanes)
     outputs = read_lane_outputs(config, lanes_dir, run_lanes, warn=lambda _: None)
-    found = {output.lane_id for output in outputs}
+    found = {lane.lane_id for lane in outputs}
     missing = [lane_id for lane_id in run_lanes if lane_id not in found]
     if missing:
         warn("lanes without a normalized output, absent from the bundle: " + ", ".join(missing))
     settings = config.evidence_context
     request = None
     if settings is not None and settings.enabled:
-        selected = [output for output in outputs if output.lane_id in settings.lanes]
+        selected = [lane for lane in outputs if lane.lane_id in settings.lanes]
         request = build_evidence_request(settings.lanes, settings.window_units, selected)
     chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
     projection: ProjectedEvidence | None = None
@@ -306,7 +306,7 @@ def bundle(
             else:
                 projection = project_evidence(request, units, identity_of)
             identity = identity_of()
-        check_sources(((output.lane_id, output.source) for output in outputs), identity)
+        check_sources(((lane.lane_id, lane.source) for lane in outputs), identity)
         with staged_bundle(destination, force=force) as staged:
             write_bundle(staged, identity, outputs, chunks, projection)
     finally:

@@ -79,8 +79,7 @@ def _describe(error: Any) -> list[str]:
 
 def _present_files(folder: Path) -> set[str]:
     present: set[str] = set()
-    for root, folders, files in os.walk(folder):
-        folders.sort()
+    for root, _, files in os.walk(folder):
         relative = Path(root).relative_to(folder)
         present.update((relative / name).as_posix() for name in files)
     return present
