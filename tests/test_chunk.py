@@ -198,3 +198,29 @@ def test_chunk_of_an_empty_document_is_empty() -> None:
     out = io.BytesIO()
     result = api.chunk(configuration(4, 1), io.BytesIO(jsonl_bytes("doc", [])), output=out)
     assert (result.chunk_count, result.unit_count, out.getvalue()) == (0, 0, b"")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 9), max_size=12),
+    st.integers(1, 7),
+    st.integers(0, 6),
+)
+def test_batch_feeding_cuts_the_same_chunks_as_item_by_item(
+    batch_sizes: list[int], max_units: int, overlap: int
+) -> None:
+    from streamer.framework.chunking import Chunker
+
+    overlap = min(overlap, max_units - 1)
+    items = list(range(sum(batch_sizes)))
+    one_by_one: Chunker[int] = Chunker(max_units, overlap)
+    expected = [chunk for item in items for chunk in one_by_one.add(item)]
+    expected += list(one_by_one.finish())
+    batched: Chunker[int] = Chunker(max_units, overlap)
+    made = []
+    start = 0
+    for size in batch_sizes:
+        made += batched.add_many(items[start : start + size])
+        start += size
+    made += list(batched.finish())
+    assert made == expected

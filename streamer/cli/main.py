@@ -19,9 +19,14 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
-import streamer.cli.chunk_command  # registers the command
-import streamer.cli.import_command  # noqa: F401  (registers the command)
-from streamer.cli import evidence_command  # noqa: F401  (registers the command)
+from streamer.cli import (  # each import registers its command
+    bundle_command,  # noqa: F401
+    chunk_command,  # noqa: F401
+    evidence_command,  # noqa: F401
+    import_command,  # noqa: F401
+    schema_command,  # noqa: F401
+    validate_command,  # noqa: F401
+)
 from streamer.cli.app import app
 from streamer.framework.errors import StreamerError
 

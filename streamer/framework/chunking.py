@@ -10,7 +10,7 @@ and holds at most ``max_units`` items.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -49,6 +49,28 @@ class Chunker(Generic[T]):
         self._window.append(item)
         if self._position == self._next_start + self._max - 1:
             yield self._make(self._position)
+
+    def add_many(self, items: Sequence[T]) -> list[Chunk[T]]:
+        """Add a batch of items at once; the chunks it closes, in order. Same chunks as
+        ``add`` item by item, with the per-item work done by list slicing."""
+        window = self._window
+        buffer = [*window, *items]
+        offset = self._position + 1 - len(window)  # position of buffer[0]
+        self._position += len(items)
+        made: list[Chunk[T]] = []
+        while self._next_start + self._max - 1 <= self._position:
+            start = self._next_start
+            end = start + self._max - 1
+            made.append(
+                Chunk(
+                    chunk_id(self._index), start, tuple(buffer[start - offset : end + 1 - offset])
+                )
+            )
+            self._index += 1
+            self._last_end = end
+            self._next_start = start + self._step
+        window.extend(items)
+        return made
 
     def finish(self) -> Iterator[Chunk[T]]:
         """The last, shorter chunk, if units remain that no chunk holds yet."""

@@ -27,6 +27,7 @@ from typing import IO
 
 from streamer.framework.errors import LaneOutputError, SourceError, SourceReferenceError
 from streamer.framework.intervals import IntervalUnion
+from streamer.framework.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
 from streamer.framework.source_reader import DocumentIdentity
 from streamer.framework.source_reference import SourceReference
@@ -195,7 +196,7 @@ def project_evidence(
         writer.emit(coverage, coverage.pending, base - 1)
         contexts = writer.finish()
         identity = identity_of()
-        _check_sources(request, identity)
+        check_sources(request.sources, identity)
         positions = coverage.positions
         union = _resolve(references, positions, window, identity.unit_count)
         if [(c.start_position, c.end_position) for c in contexts] != list(union):
@@ -276,8 +277,11 @@ def _reversed(citation: Citation) -> None:
     )
 
 
-def _check_sources(request: EvidenceRequest, identity: DocumentIdentity) -> None:
-    for lane_id, source in request.sources:
+def check_sources(
+    sources: Iterable[tuple[str, DocumentSource]], identity: DocumentIdentity
+) -> None:
+    """Fail unless every lane output names ``identity``'s document and digest."""
+    for lane_id, source in sources:
         if source.document_id != identity.document_id:
             raise LaneOutputError(
                 f"lane {lane_id}: $.source.document_id names another document",

@@ -1,0 +1,28 @@
+"""``streamer validate``: check a bundle folder as a consumer would."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+import typer
+
+from streamer import api
+from streamer.cli.app import app
+from streamer.framework.errors import InputError
+
+
+@app.command("validate")
+def validate_command(
+    directory: Path = typer.Argument(..., metavar="DIR", help="The bundle folder."),
+) -> None:
+    """Check the bundle in DIR: one line per problem on stderr and exit status 3, or a
+    one-line JSON summary on stdout."""
+    report = api.validate_bundle(directory)
+    for problem in report.problems:
+        print(f"streamer: error: {problem}", file=sys.stderr)
+    if not report.valid:
+        raise typer.Exit(InputError.exit_status)
+    summary = {"status": "valid", "document_id": report.document_id, "files": len(report.files)}
+    typer.echo(orjson.dumps(summary).decode("utf-8"))
