@@ -61,7 +61,8 @@ class SemanticDigest:
         """
         if len(listed) > 2:
             self._flush()
-            self._hash.update(listed[1:-1].replace(b'},{"kind":', b'}\n{"kind":'))
+            lines = listed.replace(b'},{"kind":', b'}\n{"kind":')
+            self._hash.update(memoryview(lines)[1:-1])
             self._hash.update(b"\n")
 
     def _flush(self) -> None:

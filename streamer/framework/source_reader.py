@@ -36,7 +36,7 @@ from streamer.framework.source_unit_batches import (
     SourceUnit,
     canonical_units,
     convert_units,
-    decode_units,
+    decode_lines,
 )
 
 DEFAULT_BUFFER_SIZE = 1 << 20
@@ -124,11 +124,10 @@ class _TailTap:
 class _JsonLines:
     """Parses blocks of complete JSON Lines into validated batches.
 
-    A block is parsed with one ``orjson.loads`` of its lines joined into an array (a JSON
-    line cannot hold a raw newline, so each newline separates two lines). A block that
-    does not parse that way, or parses to another number of values than it has lines, is
-    parsed again line by line to locate the problem: blank lines are accepted only at the
-    end of the document.
+    Each line of a block is decoded and validated as one unit by msgspec (a JSON line
+    cannot hold a raw newline, so each newline separates two lines). A block with any
+    line that breaks the contract is parsed again line by line, to locate the problem:
+    blank lines are accepted only at the end of the document.
     """
 
     def __init__(self, first_line: int) -> None:
@@ -136,19 +135,19 @@ class _JsonLines:
         self.blank = 0  # the first blank line seen, which must not be followed by a unit
 
     def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes]]:
-        first = self.next_line
         count = block.count(b"\n") + 1
+        first = self.next_line
         self.next_line += count
         where = _line_from(first)
-        units = None if self.blank else decode_units(b"[" + block.replace(b"\n", b",") + b"]")
-        if units is None or len(units) != count:
-            units = convert_units(self._line_by_line(block, first), where)
+        units = None if self.blank else decode_lines(block, count)
+        if units is None:
+            units = convert_units(self._line_by_line(block.split(b"\n"), first), where)
         if units:
             yield units, canonical_units(units, where)
 
-    def _line_by_line(self, block: bytes, first: int) -> list[Any]:
+    def _line_by_line(self, lines: list[bytes], first: int) -> list[Any]:
         objects: list[Any] = []
-        for number, line in enumerate(block.split(b"\n"), first):
+        for number, line in enumerate(lines, first):
             if not line.strip():
                 self.blank = self.blank or number
                 continue
