@@ -47,7 +47,6 @@ from streamer.output.publication import publish
 
 Source = str | os.PathLike[str] | BinaryIO
 Warn = Callable[[str], None]
-READ_BUFFER = 1 << 20
 
 
 def default_registry() -> ArtifactKindRegistry:
@@ -76,7 +75,7 @@ def open_source(source: Source) -> Iterator[BinaryIO]:
         return
     path = Path(source)
     try:
-        stream = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115
+        stream = open(path, "rb")  # noqa: SIM115 - closed below
     except FileNotFoundError:
         raise ConfigurationError(
             f"source file {path.name} does not exist", hint="check --source, or use - for stdin"

@@ -40,7 +40,7 @@ from streamer.framework.source_unit_batches import (
 )
 
 DEFAULT_BUFFER_SIZE = 1 << 20
-JSON_BATCH_UNITS = 4096
+JSON_BATCH_UNITS = 256
 _ENVELOPE = frozenset({"document_id", "semantic_digest"})
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
@@ -63,7 +63,7 @@ class _Replay(io.RawIOBase):
 
     def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
         self._prefix = memoryview(prefix)
-        self._stream = stream
+        self._stream: Any = stream
 
     def readable(self) -> bool:
         return True
@@ -74,10 +74,13 @@ class _Replay(io.RawIOBase):
             buffer[:size] = self._prefix[:size]
             self._prefix = self._prefix[size:]
             return size
-        data = self._stream.read(len(buffer))
-        size = len(data)
-        buffer[:size] = data
-        return size
+        try:
+            return int(self._stream.readinto(buffer))  # no intermediate copy
+        except (AttributeError, NotImplementedError, io.UnsupportedOperation):
+            data = self._stream.read(len(buffer))
+            size = len(data)
+            buffer[:size] = data
+            return size
 
 
 class _Recorder:
@@ -135,13 +138,15 @@ class _JsonLines:
         self.blank = 0  # the first blank line seen, which must not be followed by a unit
 
     def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes]]:
-        count = block.count(b"\n") + 1
+        """Parse complete lines (the last one's newline is optional)."""
+        count = block.count(b"\n") + (not block.endswith(b"\n"))
         first = self.next_line
         self.next_line += count
         where = _line_from(first)
         units = None if self.blank else decode_lines(block, count)
         if units is None:
-            units = convert_units(self._line_by_line(block.split(b"\n"), first), where)
+            lines = block.split(b"\n")[:count]
+            units = convert_units(self._line_by_line(lines, first), where)
         if units:
             yield units, canonical_units(units, where)
 
@@ -284,21 +289,11 @@ class SourceDocumentReader:
         for name, value in header.items():
             self._set_envelope(name, value, "line 1")
         lines = _JsonLines(first_line=2)
-        carry = b""
         block_size = max(self._buffer_size, 1)
-        while True:
-            block = stream.read(block_size)
-            if not block:
-                if carry:
-                    yield from lines.parse(carry)
-                return
-            data = carry + block if carry else block
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                carry = data
-                continue
-            carry = data[cut + 1 :]
-            yield from lines.parse(data[:cut])
+        while block := stream.read(block_size):
+            if not block.endswith(b"\n"):
+                block = b"".join((block, stream.readline()))  # complete the last line
+            yield from lines.parse(block)
 
     def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes]]:
         tap = _TailTap(self._stream)
