@@ -37,8 +37,8 @@ demo: venv
 test: venv lint typecheck contracts unit
 
 lint: venv
-	$(BIN)/ruff check streamer tests benchmarks
-	$(BIN)/ruff format --check streamer tests benchmarks
+	$(BIN)/ruff check streamer tests benchmarks docs/examples
+	$(BIN)/ruff format --check streamer tests benchmarks docs/examples
 
 typecheck: venv
 	$(BIN)/mypy
