@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import gc
+import io
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -64,9 +65,55 @@ def _stderr_warning(message: str) -> None:
     print(f"streamer: warning: {message}", file=sys.stderr)
 
 
+Progress = Callable[[int, "int | None"], None]
+
+
+class _CountingStream:
+    """A binary stream that reports how many bytes were read through it."""
+
+    def __init__(self, stream: BinaryIO, progress: Progress) -> None:
+        self._stream: Any = stream
+        self._progress = progress
+        self._done = 0
+        try:
+            size = os.fstat(stream.fileno()).st_size
+            self._total: int | None = size if size > 0 else None
+        except (OSError, AttributeError, io.UnsupportedOperation):
+            self._total = None
+
+    def _count(self, size: int) -> None:
+        self._done += size
+        self._progress(self._done, self._total)
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self._stream.read(size)
+        self._count(len(data))
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        size = int(self._stream.readinto(buffer))
+        self._count(size)
+        return size
+
+    def readline(self, size: int = -1) -> bytes:
+        data: bytes = self._stream.readline(size)
+        self._count(len(data))
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+
 @contextlib.contextmanager
-def open_source(source: Source) -> Iterator[BinaryIO]:
-    """A binary stream for a path, ``-`` (standard input) or an already open stream."""
+def open_source(source: Source, progress: Progress | None = None) -> Iterator[BinaryIO]:
+    """A binary stream for a path, ``-`` (standard input) or an already open stream;
+    ``progress(bytes_read, total_or_None)`` is called as it is read, when given."""
+    with _open_source(source) as stream:
+        yield stream if progress is None else _CountingStream(stream, progress)  # type: ignore[misc]
+
+
+@contextlib.contextmanager
+def _open_source(source: Source) -> Iterator[BinaryIO]:
     if not isinstance(source, (str, os.PathLike)):
         yield source
         return
@@ -111,10 +158,11 @@ def source_batches(
     buffer_size: int = DEFAULT_BUFFER_SIZE,
     tap: Callable[[Batches], Batches] | None = None,
     batch_units: int = JSON_BATCH_UNITS,
+    progress: Progress | None = None,
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted."""
-    with open_source(source) as stream, _without_cycle_collection():
+    with open_source(source, progress) as stream, _without_cycle_collection():
         reader = SourceDocumentReader(stream, buffer_size=buffer_size, batch_units=batch_units)
         batches = reader.batches()
         yield (batches if tap is None else tap(batches)), lambda: reader.identity
@@ -199,6 +247,7 @@ def project(
     warn: Warn = _stderr_warning,
     buffer_size: int = DEFAULT_BUFFER_SIZE,
     batch_units: int = JSON_BATCH_UNITS,
+    progress: Progress | None = None,
 ) -> ProjectedEvidence:
     """Validate everything and project the evidence context; nothing is written.
 
@@ -214,7 +263,10 @@ def project(
     selected = [lane_id for lane_id in settings.lanes if lane_id in run_lanes]
     outputs = read_lane_outputs(config, lanes_dir, selected, warn)
     request = build_evidence_request(settings.lanes, settings.window_units, outputs)
-    with source_batches(source, buffer_size, batch_units=batch_units) as (batches, identity_of):
+    with source_batches(source, buffer_size, batch_units=batch_units, progress=progress) as (
+        batches,
+        identity_of,
+    ):
         return project_evidence(request, batches, identity_of)
 
 
@@ -228,6 +280,7 @@ def evidence(
     warn: Warn = _stderr_warning,
     buffer_size: int = DEFAULT_BUFFER_SIZE,
     batch_units: int = JSON_BATCH_UNITS,
+    progress: Progress | None = None,
 ) -> EvidenceResult:
     """Publish the evidence-context document to ``output`` (a path, ``-`` or a stream).
 
@@ -244,6 +297,7 @@ def evidence(
         warn=warn,
         buffer_size=buffer_size,
         batch_units=batch_units,
+        progress=progress,
     )
     try:
         if isinstance(output, (str, os.PathLike)):
@@ -334,6 +388,7 @@ def import_transcript(
     output: WriteTarget = "-",
     unit: str | None = None,
     speaker_prefix: bool = False,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Import a transcript (``crd3``, ``whisperx``, ``webvtt``, ``srt`` or ``text``) as a
     JSON Lines source document written to ``output`` (a path, ``-`` or a stream).
@@ -360,7 +415,7 @@ def import_transcript(
                 f"input file {path.name} does not exist or is not a file",
                 hint="check INPUT, or use - for stdin",
             )
-    with open_source(source) as stream:
+    with open_source(source, progress) as stream:
         utterances = read_utterances(format_name, stream, unit=unit, speaker_prefix=speaker_prefix)
         try:
             document: SpooledDocument = spool_document(document_id, utterances)
@@ -379,6 +434,7 @@ def chunk(
     *,
     output: WriteTarget = "-",
     buffer_size: int = DEFAULT_BUFFER_SIZE,
+    progress: Progress | None = None,
 ) -> ChunkResult:
     """Write the extraction chunks of a source document as JSON Lines to ``output``.
 
@@ -388,7 +444,7 @@ def chunk(
     """
     if isinstance(output, (str, os.PathLike)):
         check_output_destination(output)
-    with open_source(source) as stream:
+    with open_source(source, progress) as stream:
         reader = SourceDocumentReader(stream, buffer_size=buffer_size)
         chunks: SpooledChunks = spool_chunks(
             reader, config.chunking.max_units, config.chunking.overlap_units
@@ -437,6 +493,7 @@ def bundle(
     force: bool = False,
     warn: Warn = _stderr_warning,
     buffer_size: int = DEFAULT_BUFFER_SIZE,
+    progress: Progress | None = None,
 ) -> BundleResult:
     """Publish the JSON bundle folder ``output``: all of it, or nothing.
 
@@ -462,7 +519,10 @@ def bundle(
     chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
     projection: ProjectedEvidence | None = None
     try:
-        with source_batches(source, buffer_size, chunks.tap) as (batches, identity_of):
+        with source_batches(source, buffer_size, chunks.tap, progress=progress) as (
+            batches,
+            identity_of,
+        ):
             if request is None:
                 collections.deque(batches, maxlen=0)
             else:

@@ -256,9 +256,13 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert stderr == b""
 
 
-def test_debug_shows_a_traceback_only_for_unexpected_failures(tmp_path: Path) -> None:
+def test_debug_adds_a_traceback_and_is_accepted_anywhere(tmp_path: Path) -> None:
     case = base_case(tmp_path)
     case.source.unlink()
-    run = run_cli(["--debug", *case.args()])
-    assert run.status == 2
-    assert run.stderr.splitlines()[-1].startswith("streamer: error: source file")
+    quiet = run_cli(case.args())
+    assert "Traceback" not in quiet.stderr
+    for args in (["--debug", *case.args()], [*case.args(), "--debug"]):
+        run = run_cli(args)
+        assert run.status == 2
+        assert run.stderr.startswith("Traceback (most recent call last):")
+        assert run.stderr.splitlines()[-1] == quiet.stderr.rstrip("\n")

@@ -17,7 +17,7 @@ app = typer.Typer(
 @app.callback()
 def _root(
     debug: bool = typer.Option(
-        False, "--debug", help="Show a traceback when an unexpected failure happens."
+        False, "--debug", help="Print a traceback above any error message (anywhere on the line)."
     ),
 ) -> None:
     """Publish evidence-grounded session bundles from transcripts, streaming."""

@@ -9,6 +9,7 @@ import typer
 
 from streamer import api
 from streamer.cli.app import app
+from streamer.cli.progress import showing_progress
 
 
 @app.command("bundle")
@@ -27,9 +28,15 @@ def bundle_command(
     force: bool = typer.Option(
         False, "--force", help="Replace an existing bundle folder (atomically)."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
+    ),
 ) -> None:
     """Publish the bundle folder: index, lane payloads, chunk map and, when enabled, the
     evidence context. Prints one JSON receipt line."""
     configuration = api.load_config(config)
-    result = api.bundle(configuration, source, lanes_dir, output, lanes=lane, force=force)
+    with showing_progress(quiet) as progress:
+        result = api.bundle(
+            configuration, source, lanes_dir, output, lanes=lane, force=force, progress=progress
+        )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))

@@ -8,6 +8,7 @@ import typer
 
 from streamer import api
 from streamer.cli.app import app
+from streamer.cli.progress import showing_progress
 
 
 @app.command("chunk")
@@ -19,7 +20,11 @@ def chunk_command(
     output: str = typer.Option(
         "-", "--output", help="Where to write the chunks (JSON Lines); - (default) is stdout."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
+    ),
 ) -> None:
     """Cut the source document into extraction chunks as configured in pipeline.chunking."""
     configuration = api.load_config(config)
-    api.chunk(configuration, source, output=output)
+    with showing_progress(quiet) as progress:
+        api.chunk(configuration, source, output=output, progress=progress)

@@ -8,6 +8,7 @@ import typer
 
 from streamer import api
 from streamer.cli.app import app
+from streamer.cli.progress import showing_progress
 
 
 @app.command("evidence")
@@ -25,7 +26,11 @@ def evidence_command(
     output: str = typer.Option(
         "-", "--output", help="Where to write evidence-context.json; - (default) is stdout."
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
+    ),
 ) -> None:
     """Publish the evidence-context document for the allowlisted lanes."""
     configuration = api.load_config(config)
-    api.evidence(configuration, source, lanes_dir, lanes=lane, output=output)
+    with showing_progress(quiet) as progress:
+        api.evidence(configuration, source, lanes_dir, lanes=lane, output=output, progress=progress)

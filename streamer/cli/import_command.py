@@ -8,6 +8,7 @@ import typer
 
 from streamer import api
 from streamer.cli.app import app
+from streamer.cli.progress import showing_progress
 
 
 class Format(StrEnum):
@@ -48,13 +49,18 @@ def import_command(
         "--speaker-prefix",
         help="srt and webvtt: a leading 'Name:' in the cue text is the speaker.",
     ),
+    quiet: bool = typer.Option(
+        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
+    ),
 ) -> None:
     """Import a transcript as a source document (JSON Lines: header, then one unit a line)."""
-    api.import_transcript(
-        format_name.value,
-        source,
-        document_id=document_id,
-        output=output,
-        unit=None if unit is None else unit.value,
-        speaker_prefix=speaker_prefix,
-    )
+    with showing_progress(quiet) as progress:
+        api.import_transcript(
+            format_name.value,
+            source,
+            document_id=document_id,
+            output=output,
+            unit=None if unit is None else unit.value,
+            speaker_prefix=speaker_prefix,
+            progress=progress,
+        )

@@ -58,6 +58,8 @@ def _silence_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in arguments
+    # --debug is accepted anywhere on the line, before or after the command.
+    arguments = [argument for argument in arguments if argument != "--debug"]
     signal.signal(signal.SIGTERM, _terminate)
     status = 0
     try:

@@ -1,0 +1,114 @@
+"""The progress line: drawn on a terminal only, throttled, erased at the end, off with
+--quiet, and never on standard output."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from streamer.cli.progress import TerminalProgress, human
+from tests.support import REPO, ref, spell, units, write_case
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_lines_are_throttled_and_erased() -> None:
+    out, clock = io.StringIO(), Clock()
+    display = TerminalProgress(out, clock, interval=0.25)
+    display(1_500_000, 3_000_000_000)  # drawn at once
+    clock.now += 0.1
+    display(2_000_000, 3_000_000_000)  # too soon: skipped
+    clock.now += 0.2
+    display(1_234_567_890, 3_000_000_000)
+    display.close()
+    assert out.getvalue() == (
+        "\rstreamer: read 1.5 MB of 3.0 GB (0%)\x1b[K"
+        "\rstreamer: read 1.2 GB of 3.0 GB (41%)\x1b[K"
+        "\r\x1b[K"
+    )
+
+
+def test_unknown_total_and_nothing_to_erase() -> None:
+    out = io.StringIO()
+    display = TerminalProgress(out, Clock())
+    display(512, None)
+    display.close()
+    display.close()
+    assert out.getvalue() == "\rstreamer: read 512 B\x1b[K\r\x1b[K"
+    silent = io.StringIO()
+    TerminalProgress(silent, Clock()).close()
+    assert silent.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [
+        (0, "0 B"),
+        (999, "999 B"),
+        (1000, "1.0 KB"),
+        (25_300_000, "25.3 MB"),
+        (3 * 10**12, "3000.0 GB"),
+    ],
+)
+def test_human_sizes(size: int, shown: str) -> None:
+    assert human(size) == shown
+
+
+def run_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
+    """Run the CLI with standard error on a pseudo-terminal; standard output is a pipe."""
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamer", *args],
+        stdout=subprocess.PIPE,
+        stderr=secondary,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+    os.close(secondary)
+    stdout = process.stdout.read() if process.stdout else b""
+    status = process.wait()
+    terminal = b""
+    while True:
+        try:
+            data = os.read(primary, 65536)
+        except OSError:  # the terminal's other side is closed
+            break
+        if not data:
+            break
+        terminal += data
+    os.close(primary)
+    return status, stdout, terminal
+
+
+def test_progress_is_drawn_on_a_terminal_and_quiet_turns_it_off(tmp_path: Path) -> None:
+    ids = [f"u{i}" for i in range(200)]
+    case = write_case(tmp_path, units(ids), {"spells": [spell("c1", ref("u5", "u6"))]}, window=1)
+    plain = subprocess.run(
+        [sys.executable, "-m", "streamer", *case.args()],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=True,
+    )
+    status, stdout, terminal = run_on_a_terminal(case.args())
+    assert status == 0
+    assert stdout == plain.stdout  # standard output carries only data
+    size = case.source.stat().st_size
+    assert terminal.startswith(b"\rstreamer: read ")
+    assert f"of {human(size)} (".encode() in terminal
+    assert terminal.endswith(b"\r\x1b[K")  # erased at the end
+
+    status, stdout, terminal = run_on_a_terminal([*case.args(), "--quiet"])
+    assert (status, stdout, terminal) == (0, plain.stdout, b"")
