@@ -7,28 +7,21 @@ from pathlib import Path
 import typer
 
 from streamer import api
+from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
 
 
 @app.command("evidence")
 def evidence_command(
-    config: Path = typer.Option(..., "--config", help="The YAML configuration file."),
-    source: str = typer.Option(
-        ..., "--source", help="The source document (JSON or JSON Lines), or - for stdin."
-    ),
-    lanes_dir: Path = typer.Option(
-        ..., "--lanes-dir", help="The folder holding <lane_id>.json normalized lane outputs."
-    ),
-    lane: list[str] = typer.Option(
-        [], "--lane", help="Run only this lane (repeatable); the allowlist is still recorded."
-    ),
+    config: Path = options.CONFIG,
+    source: str = options.SOURCE,
+    lanes_dir: Path = options.LANES_DIR,
+    lane: list[str] = options.LANE,
     output: str = typer.Option(
         "-", "--output", help="Where to write evidence-context.json; - (default) is stdout."
     ),
-    quiet: bool = typer.Option(
-        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
-    ),
+    quiet: bool = options.QUIET,
 ) -> None:
     """Publish the evidence-context document for the allowlisted lanes."""
     configuration = api.load_config(config)

@@ -7,6 +7,7 @@ from enum import StrEnum
 import typer
 
 from streamer import api
+from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
 
@@ -49,9 +50,7 @@ def import_command(
         "--speaker-prefix",
         help="srt and webvtt: a leading 'Name:' in the cue text is the speaker.",
     ),
-    quiet: bool = typer.Option(
-        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
-    ),
+    quiet: bool = options.QUIET,
 ) -> None:
     """Import a transcript as a source document (JSON Lines: header, then one unit a line)."""
     with showing_progress(quiet) as progress:
