@@ -1,0 +1,49 @@
+"""The Python API: every command of the CLI is a thin layer over a function here.
+
+    from streamer import api
+
+    config = api.load_config("streamer.yaml")
+    result = api.evidence(config, "session.jsonl", "lanes/", output="evidence.json")
+
+One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
+and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk) and ``bundles``.
+"""
+
+from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
+from streamer.api.config import default_registry, load_config
+from streamer.api.evidence import EvidenceResult, evidence, project, summarize
+from streamer.api.lanes import effective_lanes, read_lane_outputs
+from streamer.api.outputs import check_output_destination
+from streamer.api.sources import open_source, source_batches
+from streamer.api.transcripts import (
+    ChunkResult,
+    ImportResult,
+    chunk,
+    default_document_id,
+    import_transcript,
+)
+
+__all__ = [
+    "BundleResult",
+    "ChunkResult",
+    "EvidenceResult",
+    "ImportResult",
+    "bundle",
+    "check_output_destination",
+    "chunk",
+    "default_document_id",
+    "default_registry",
+    "effective_lanes",
+    "evidence",
+    "import_transcript",
+    "load_config",
+    "open_source",
+    "project",
+    "read_lane_outputs",
+    "schema",
+    "schema_ids",
+    "source_batches",
+    "summarize",
+    "validate_bundle",
+]

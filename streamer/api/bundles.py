@@ -1,0 +1,129 @@
+"""``streamer bundle``, ``streamer schema`` and ``streamer validate``: the JSON bundle."""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamer.api.config import default_registry
+from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
+from streamer.api.sources import Progress, Source, source_batches
+from streamer.configuration import Configuration
+from streamer.framework.chunk_bounds import ChunkBoundsTap
+from streamer.framework.errors import (
+    ConfigurationError,
+)
+from streamer.framework.evidence.projector import (
+    ProjectedEvidence,
+    check_sources,
+    project_evidence,
+)
+from streamer.framework.evidence.request import build_evidence_request
+from streamer.framework.safe_text import quoted
+from streamer.framework.source_reader import (
+    DEFAULT_BUFFER_SIZE,
+)
+from streamer.output import bundle_validation, schema_catalog
+from streamer.output.bundle_documents import INDEX_FILE, write_bundle
+from streamer.output.bundle_publication import check_destination, staged_bundle
+from streamer.output.bundle_validation import BundleReport
+
+
+@dataclass(frozen=True)
+class BundleResult:
+    """What ``bundle`` published; ``normalized_lanes`` counts lane payloads only."""
+
+    document_id: str
+    semantic_digest: str
+    normalized_lanes: int
+    files: tuple[str, ...]
+
+    def receipt(self) -> dict[str, Any]:
+        """The one-line JSON receipt ``streamer bundle`` prints on success."""
+        return {
+            "status": "ok",
+            "document_id": self.document_id,
+            "normalized_lanes": self.normalized_lanes,
+            "files": list(self.files),
+        }
+
+
+def bundle(
+    config: Configuration,
+    source: Source,
+    lanes_dir: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    force: bool = False,
+    warn: Warn = stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+    progress: Progress | None = None,
+) -> BundleResult:
+    """Publish the JSON bundle folder ``output``: all of it, or nothing.
+
+    Usage errors (``output`` exists and ``force`` is not set, an unknown lane) come before
+    any input is read. The lane outputs of the run are read and validated, then one pass
+    over the source validates and digests every unit, collects the chunk map and, when
+    evidence publication is enabled, projects the evidence context. The bundle is
+    assembled in a temporary sibling folder and renamed into place.
+    """
+    destination = Path(output)
+    check_destination(destination, force=force, marker=INDEX_FILE)
+    run_lanes = effective_lanes(config, lanes)
+    outputs = read_lane_outputs(config, lanes_dir, run_lanes, warn=lambda _: None)
+    found = {lane.lane_id for lane in outputs}
+    missing = [lane_id for lane_id in run_lanes if lane_id not in found]
+    if missing:
+        warn("lanes without a normalized output, absent from the bundle: " + ", ".join(missing))
+    settings = config.evidence_context
+    request = None
+    if settings is not None and settings.enabled:
+        selected = [lane for lane in outputs if lane.lane_id in settings.lanes]
+        request = build_evidence_request(settings.lanes, settings.window_units, selected)
+    chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
+    projection: ProjectedEvidence | None = None
+    try:
+        with source_batches(source, buffer_size, chunks.tap, progress=progress) as (
+            batches,
+            identity_of,
+        ):
+            if request is None:
+                collections.deque(batches, maxlen=0)
+            else:
+                projection = project_evidence(request, batches, identity_of)
+            identity = identity_of()
+        check_sources(((lane.lane_id, lane.source) for lane in outputs), identity)
+        with staged_bundle(destination, force=force) as staged:
+            write_bundle(staged, identity, outputs, chunks, projection)
+    finally:
+        if projection is not None:
+            projection.close()
+    return BundleResult(
+        identity.document_id, identity.semantic_digest, len(outputs), tuple(sorted(staged.files))
+    )
+
+
+def schema_ids() -> tuple[str, ...]:
+    """The ID of every JSON Schema streamer publishes, sorted."""
+    return schema_catalog.schema_ids()
+
+
+def schema(schema_id: str) -> bytes:
+    """The JSON Schema (draft 2020-12) of ``schema_id``, as shipped."""
+    data = schema_catalog.schema_bytes(schema_id)
+    if data is None:
+        raise ConfigurationError(
+            f"unknown schema ID {quoted(schema_id)}",
+            hint="'streamer schema --list' names every schema",
+        )
+    return data
+
+
+def validate_bundle(folder: str | os.PathLike[str]) -> BundleReport:
+    """Check the bundle in ``folder`` as a consumer would; the report lists every problem."""
+    return bundle_validation.validate(Path(folder), default_registry())

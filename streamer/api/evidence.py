@@ -1,0 +1,123 @@
+"""``streamer evidence``: project and publish the evidence-context document."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO
+
+from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
+from streamer.api.outputs import check_output_destination, publish_to
+from streamer.api.sources import Progress, Source, source_batches
+from streamer.configuration import Configuration
+from streamer.framework.errors import (
+    ConfigurationError,
+)
+from streamer.framework.evidence.projector import (
+    ProjectedEvidence,
+    project_evidence,
+)
+from streamer.framework.evidence.request import build_evidence_request
+from streamer.framework.source_reader import (
+    DEFAULT_BUFFER_SIZE,
+    JSON_BATCH_UNITS,
+)
+from streamer.output.evidence_context import write_evidence_context
+
+
+@dataclass(frozen=True)
+class EvidenceResult:
+    """What an evidence run produced (also the basis of the bundle receipt)."""
+
+    document_id: str
+    semantic_digest: str
+    unit_count: int
+    contexts: int
+    published_units: int
+    references: int
+    contributing_lanes: tuple[str, ...]
+
+
+def project(
+    config: Configuration,
+    source: Source,
+    lanes_dir: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    warn: Warn = stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+    batch_units: int = JSON_BATCH_UNITS,
+    progress: Progress | None = None,
+) -> ProjectedEvidence:
+    """Validate everything and project the evidence context; nothing is written.
+
+    The caller owns the result and must ``close()`` it.
+    """
+    settings = config.evidence_context
+    if settings is None or not settings.enabled:
+        raise ConfigurationError(
+            "evidence publication is not enabled in the configuration",
+            hint="set output.options.evidence_context.enabled: true with a lanes allowlist",
+        )
+    run_lanes = effective_lanes(config, lanes)
+    selected = [lane_id for lane_id in settings.lanes if lane_id in run_lanes]
+    outputs = read_lane_outputs(config, lanes_dir, selected, warn)
+    request = build_evidence_request(settings.lanes, settings.window_units, outputs)
+    with source_batches(source, buffer_size, batch_units=batch_units, progress=progress) as (
+        batches,
+        identity_of,
+    ):
+        return project_evidence(request, batches, identity_of)
+
+
+def evidence(
+    config: Configuration,
+    source: Source,
+    lanes_dir: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    output: str | os.PathLike[str] | IO[bytes] = "-",
+    warn: Warn = stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+    batch_units: int = JSON_BATCH_UNITS,
+    progress: Progress | None = None,
+) -> EvidenceResult:
+    """Publish the evidence-context document to ``output`` (a path, ``-`` or a stream).
+
+    Every validation completes before the first output byte; a file is written to a
+    temporary sibling and renamed into place, so a failed run writes nothing.
+    """
+    if isinstance(output, (str, os.PathLike)):
+        check_output_destination(output)
+    projection = project(
+        config,
+        source,
+        lanes_dir,
+        lanes=lanes,
+        warn=warn,
+        buffer_size=buffer_size,
+        batch_units=batch_units,
+        progress=progress,
+    )
+    try:
+        publish_to(output, lambda out: write_evidence_context(projection, out))
+        return summarize(projection)
+    finally:
+        projection.close()
+
+
+def summarize(projection: ProjectedEvidence) -> EvidenceResult:
+    identity = projection.identity
+    lanes = sorted(
+        {lane for context in projection.contexts for _, ids in context.references for lane in ids}
+    )
+    return EvidenceResult(
+        identity.document_id,
+        identity.semantic_digest,
+        identity.unit_count,
+        len(projection.contexts),
+        sum(context.end_position - context.start_position + 1 for context in projection.contexts),
+        sum(len(context.references) for context in projection.contexts),
+        tuple(lanes),
+    )

@@ -1,0 +1,136 @@
+"""``streamer import`` and ``streamer chunk``: transcripts in, source documents and
+extraction chunks out."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from streamer.api.outputs import WriteTarget, check_output_destination, publish_to
+from streamer.api.sources import Progress, Source, open_source
+from streamer.configuration import Configuration
+from streamer.framework.errors import (
+    ConfigurationError,
+    SourceError,
+)
+from streamer.framework.source_reader import (
+    DEFAULT_BUFFER_SIZE,
+    SourceDocumentReader,
+)
+from streamer.importers.document import SpooledDocument, spool_document
+from streamer.importers.formats import read_utterances
+from streamer.output.extraction_chunks import SpooledChunks, spool_chunks
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import produced."""
+
+    document_id: str
+    semantic_digest: str
+    unit_count: int
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What a chunk run produced."""
+
+    document_id: str
+    semantic_digest: str
+    unit_count: int
+    chunk_count: int
+
+
+def _reads_stdin(source: Source) -> bool:
+    return isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-"
+
+
+def default_document_id(source: Source) -> str:
+    """The document ID of an import without ``--document-id``: the input file's name
+    without its last suffix (``session.vtt`` -> ``session``)."""
+    if not isinstance(source, (str, os.PathLike)) or _reads_stdin(source):
+        raise ConfigurationError(
+            "--document-id is required when the transcript is read from stdin",
+            hint="name the document with --document-id ID",
+        )
+    return Path(source).stem
+
+
+def import_transcript(
+    format_name: str,
+    source: Source,
+    *,
+    document_id: str | None = None,
+    output: WriteTarget = "-",
+    unit: str | None = None,
+    speaker_prefix: bool = False,
+    progress: Progress | None = None,
+) -> ImportResult:
+    """Import a transcript (``crd3``, ``whisperx``, ``webvtt``, ``srt`` or ``text``) as a
+    JSON Lines source document written to ``output`` (a path, ``-`` or a stream).
+
+    The whole transcript is read, validated and digested into a spool before the first
+    output byte; a file is published atomically, so a failed import writes nothing.
+    """
+    if document_id is None:
+        document_id = default_document_id(source)
+    elif not document_id.strip():
+        raise ConfigurationError("--document-id must not be empty")
+    if not document_id:
+        raise ConfigurationError(
+            "the input file name gives an empty document ID", hint="use --document-id"
+        )
+    if isinstance(output, (str, os.PathLike)):
+        check_output_destination(output)
+    label = "stdin"
+    if isinstance(source, (str, os.PathLike)) and not _reads_stdin(source):
+        path = Path(source)
+        label = path.name
+        if not path.is_file():
+            raise ConfigurationError(
+                f"input file {path.name} does not exist or is not a file",
+                hint="check INPUT, or use - for stdin",
+            )
+    with open_source(source, progress) as stream:
+        utterances = read_utterances(format_name, stream, unit=unit, speaker_prefix=speaker_prefix)
+        try:
+            document: SpooledDocument = spool_document(document_id, utterances)
+        except SourceError as error:
+            raise SourceError(f"{format_name} {label}: {error.message}", hint=error.hint) from None
+    try:
+        publish_to(output, document.write_to)
+        return ImportResult(document.document_id, document.semantic_digest, document.unit_count)
+    finally:
+        document.close()
+
+
+def chunk(
+    config: Configuration,
+    source: Source,
+    *,
+    output: WriteTarget = "-",
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+    progress: Progress | None = None,
+) -> ChunkResult:
+    """Write the extraction chunks of a source document as JSON Lines to ``output``.
+
+    Chunks follow ``pipeline.chunking`` and are cut by the framework's ``Chunker``, as the
+    bundle's chunk map is. The source document is validated and its digest verified before
+    the first output byte; a file is published atomically, so a failed run writes nothing.
+    """
+    if isinstance(output, (str, os.PathLike)):
+        check_output_destination(output)
+    with open_source(source, progress) as stream:
+        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
+        chunks: SpooledChunks = spool_chunks(
+            reader, config.chunking.max_units, config.chunking.overlap_units
+        )
+    try:
+        identity = reader.identity
+        publish_to(output, chunks.write_to)
+        return ChunkResult(
+            identity.document_id, identity.semantic_digest, identity.unit_count, chunks.chunk_count
+        )
+    finally:
+        chunks.close()
