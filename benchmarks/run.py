@@ -498,23 +498,25 @@ def table(results: list[Result]) -> list[str]:
     floors = {(r.size, r.form): r for r in results if r.contender == "floor" and r.state == "ok"}
     lines = [
         "| size | form | contender | wall (s) | CPU (s) | MB/s | peak RSS (MiB) "
-        "| time / floor | RSS / floor | check |",
-        "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| time / floor | CPU / floor | RSS / floor | check |",
+        "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for r in results:
         floor = floors.get((r.size, r.form))
         if r.state != "ok":
             lines.append(
-                f"| {r.size} | {r.form} | {r.contender} | {r.state} | | | | | | {r.note} |"
+                f"| {r.size} | {r.form} | {r.contender} | {r.state} | | | | | | | {r.note} |"
             )
             continue
         time_ratio = r.wall / floor.wall if floor and floor.wall and r.wall else None
+        cpu_ratio = r.cpu / floor.cpu if floor and floor.cpu and r.cpu else None
         rss_ratio = r.peak_rss / floor.peak_rss if floor and floor.peak_rss and r.peak_rss else None
         rss = r.peak_rss / MiB if r.peak_rss is not None else None
         lines.append(
             f"| {r.size} | {r.form} | {r.contender} | {_number(r.wall, 2)} "
             f"| {_number(r.cpu, 2)} | {_number(r.mb_per_s, 1)} | {_number(rss, 0)} "
-            f"| {_number(time_ratio, 2)} | {_number(rss_ratio, 2)} | {r.check} |"
+            f"| {_number(time_ratio, 2)} | {_number(cpu_ratio, 2)} | {_number(rss_ratio, 2)} "
+            f"| {r.check} |"
         )
     return lines
 
@@ -540,6 +542,9 @@ def write_report(
         "",
     ]
     lines += [f"- {name}: {value}" for name, value in env.items()]
+    lines.append(
+        "- load average at the end (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    )
     lines += ["", "## Command", "", "```", command, "```", ""]
     lines += ["## Results", ""]
     lines += table(results)
