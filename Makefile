@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/demo
+# make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md)
+BENCH_ARGS ?=
 
 .PHONY: venv demo test lint typecheck contracts unit bench lock clean
 
@@ -50,7 +52,7 @@ unit: venv
 	$(BIN)/pytest
 
 bench: venv
-	$(BIN)/python -m benchmarks.run
+	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 lock: venv
 	$(BIN)/python -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new
