@@ -21,7 +21,7 @@ from streamer.framework.source_reader import (
     DocumentIdentity,
     SourceDocumentReader,
 )
-from streamer.framework.source_unit_batches import SourceUnit
+from streamer.framework.source_unit_batches import Batch
 
 Source = str | os.PathLike[str] | BinaryIO
 
@@ -110,7 +110,7 @@ def _without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-Batches = Iterable[list[SourceUnit]]
+Batches = Iterable[Batch]
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamer.framework.chunking import Chunk, Chunker
-from streamer.framework.source_unit_batches import SourceUnit, unit_ids
+from streamer.framework.source_unit_batches import Batch
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,11 @@ class ChunkBoundsTap:
         self.chunks: list[ChunkBounds] = []
         self._chunker: Chunker[str] = Chunker(max_units, overlap_units)
 
-    def tap(self, batches: Iterable[list[SourceUnit]]) -> Iterator[list[SourceUnit]]:
+    def tap(self, batches: Iterable[Batch]) -> Iterator[Batch]:
         """Yield ``batches`` unchanged; once they are exhausted, ``chunks`` is complete."""
         add_many = self._chunker.add_many
         chunks = self.chunks
         for batch in batches:
-            chunks.extend(map(_bounds, add_many(unit_ids(batch))))
+            chunks.extend(map(_bounds, add_many(batch.ids)))
             yield batch
         chunks.extend(_bounds(chunk) for chunk in self._chunker.finish())

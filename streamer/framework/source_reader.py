@@ -33,6 +33,7 @@ from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.errors import SourceError
 from streamer.framework.safe_text import quoted
 from streamer.framework.source_unit_batches import (
+    Batch,
     SourceUnit,
     canonical_units,
     convert_units,
@@ -137,7 +138,7 @@ class _JsonLines:
         self.next_line = first_line
         self.blank = 0  # the first blank line seen, which must not be followed by a unit
 
-    def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes]]:
+    def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         """Parse complete lines (the last one's newline is optional)."""
         count = block.count(b"\n") + (not block.endswith(b"\n"))
         first = self.next_line
@@ -148,7 +149,7 @@ class _JsonLines:
             lines = block.split(b"\n")[:count]
             units = convert_units(self._line_by_line(lines, first), where)
         if units:
-            yield units, canonical_units(units, where)
+            yield units, *canonical_units(units, where)
 
     def _line_by_line(self, lines: list[bytes], first: int) -> list[Any]:
         objects: list[Any] = []
@@ -259,9 +260,9 @@ class SourceDocumentReader:
 
     def __iter__(self) -> Iterator[SourceUnit]:
         for batch in self.batches():
-            yield from batch
+            yield from batch.units
 
-    def batches(self) -> Iterator[list[SourceUnit]]:
+    def batches(self) -> Iterator[Batch]:
         """The validated units in document order, a few thousand at a time.
 
         Parsing, validation and digesting work on whole batches, which is what keeps the
@@ -270,14 +271,14 @@ class SourceDocumentReader:
         batches = self._json_batches() if self.form == "json" else self._jsonl_batches()
         digest = self._digest
         count = 0
-        for batch, listed in batches:
+        for units, listed, ids in batches:
             digest.add_canonical_list(listed)
-            count += len(batch)
-            yield batch
+            count += len(units)
+            yield Batch(units, ids)
         self._count = count
         self._identity = self._finish()
 
-    def _jsonl_batches(self) -> Iterator[tuple[list[SourceUnit], bytes]]:
+    def _jsonl_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         stream = self._stream
         header_line = stream.readline()
         try:
@@ -295,7 +296,7 @@ class SourceDocumentReader:
                 block = b"".join((block, stream.readline()))  # complete the last line
             yield from lines.parse(block)
 
-    def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes]]:
+    def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         tap = _TailTap(self._stream)
         items = ijson.items(tap, "units.item", buf_size=self._buffer_size)
         count = 0
@@ -305,10 +306,10 @@ class SourceDocumentReader:
                 tap.batch_ended()
                 where = _json_path_from(count)
                 units = convert_units(batch, where)
-                listed = canonical_units(units, where)
+                listed, ids = canonical_units(units, where)
                 count += len(units)
                 last = batch[-1]
-                yield units, listed
+                yield units, listed, ids
         except ijson.JSONError as error:
             # yajl's message quotes the input: it is inspected, never shown. The location
             # is that of the last complete batch: the problem lies somewhere after it.

@@ -11,7 +11,7 @@ unit by unit, by ``validate_unit``, which raises the located, content-safe error
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -92,7 +92,15 @@ def convert_units(objects: list[Any], where: Where) -> list[SourceUnit]:
             raise SourceError(f"{where(0)}: a unit of this batch breaks the contract") from None
 
 
-def canonical_units(units: list[SourceUnit], where: Where) -> bytes:
+class Batch(NamedTuple):
+    """Validated units in document order, with their unit IDs (read in the same loop
+    that checks them: each unit is touched once while it is still in cache)."""
+
+    units: list[SourceUnit]
+    ids: list[str]
+
+
+def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[str]]:
     """Finish validating ``units`` (in place) and return the canonical JSON of their list,
     which is what the semantic digest covers.
 
@@ -101,22 +109,28 @@ def canonical_units(units: list[SourceUnit], where: Where) -> bytes:
     metadata is no metadata. The common batch passes one tight loop; any other is
     walked unit by unit.
     """
-    if not _regular(units):
+    ids = _regular_ids(units)
+    if ids is None:
         _normalize_one_by_one(units, where)
-    return _canonical.encode(units)
+        ids = unit_ids(units)
+    return _canonical.encode(units), ids
 
 
-def _regular(units: list[SourceUnit]) -> bool:
-    """No self-references, and every unit has both times, in order. (Attribute access on
-    structs is faster in a loop than through ``operator.attrgetter``.)"""
+def _regular_ids(units: list[SourceUnit]) -> list[str] | None:
+    """The unit IDs, when no unit has a self-reference and every unit has both times, in
+    order; else ``None``. (Attribute access on structs is faster in a loop than through
+    ``operator.attrgetter``.)"""
+    ids: list[str] = []
+    append = ids.append
     try:
         for unit in units:
+            append(unit.unit_id)
             item = unit.metadata
             if unit.source_ref is not UNSET or item.start_ms > item.end_ms:  # type: ignore[union-attr, operator]
-                return False
+                return None
     except (AttributeError, TypeError):  # a unit without metadata, or without both times
-        return False
-    return True
+        return None
+    return ids
 
 
 def _normalize_one_by_one(units: list[SourceUnit], where: Where) -> None:

@@ -31,7 +31,12 @@ from streamer.framework.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
 from streamer.framework.source_reader import DocumentIdentity
 from streamer.framework.source_reference import SourceReference
-from streamer.framework.source_unit_batches import SourceUnit, published_units, unit_ids
+from streamer.framework.source_unit_batches import (
+    Batch,
+    SourceUnit,
+    published_units,
+    unit_ids,
+)
 
 from .request import Citation, EvidenceRequest
 
@@ -124,10 +129,9 @@ class _Coverage:
         self.pending: list[SourceUnit] = []  # undecided units, from position ``decided``
         self.decided = 0  # first undecided position
 
-    def read(self, batch: list[SourceUnit], base: int) -> None:
-        """Index the referenced units of ``batch`` (positions ``base``...)."""
+    def read(self, ids: list[str], base: int) -> None:
+        """Index the referenced units among ``ids`` (positions ``base``...)."""
         references = self.references
-        ids = unit_ids(batch)
         hits = references.wanted.intersection(ids)
         if not hits:
             return
@@ -174,7 +178,7 @@ class _Coverage:
 
 def project_evidence(
     request: EvidenceRequest,
-    batches: Iterable[list[SourceUnit]],
+    batches: Iterable[Batch],
     identity_of: Callable[[], DocumentIdentity],
 ) -> ProjectedEvidence:
     """Project ``request`` over the validated units of a source document, in batches.
@@ -189,10 +193,10 @@ def project_evidence(
     writer = _SpoolWriter(spool)
     base = 0
     try:
-        for batch in batches:
-            coverage.read(batch, base)
-            base += len(batch)
-            writer.emit(coverage, [*coverage.pending, *batch], base - 1 - window)
+        for units, ids in batches:
+            coverage.read(ids, base)
+            base += len(units)
+            writer.emit(coverage, [*coverage.pending, *units], base - 1 - window)
         writer.emit(coverage, coverage.pending, base - 1)
         contexts = writer.finish()
         identity = identity_of()
