@@ -2,11 +2,11 @@
 
 One pass over the source document does all the reading:
 
-* every unit is validated and digested by the ``SourceDocumentReader``;
+* every unit is validated and digested by the ``SourceDocumentReader``, a batch at a time;
 * the positions of the referenced unit IDs are indexed as they go by;
-* coverage is resolved on the fly: a ring of the last ``window_units`` units waits until
+* coverage is resolved on the fly: the last ``window_units`` units wait (``pending``) until
   it is known whether a reference starting up to ``window_units`` later reaches back to
-  it, and each covered unit is serialized once, into a spool.
+  them, and each covered unit is serialized once, into a spool.
 
 After the pass, every reference is resolved through the indexed positions (missing or
 reversed references fail), the expanded ranges are accumulated in an ``IntervalUnion``
