@@ -207,8 +207,8 @@ def skipped(case: Case, name: str, why: str) -> Result:
 # -- the contenders -------------------------------------------------------------------
 
 
-def bundle_command() -> list[str] | None:
-    """``streamer bundle`` when this checkout has it: its arguments, read from its help."""
+def bundle_help() -> str | None:
+    """The help of ``streamer bundle`` when this checkout has the command (exit status 0)."""
     probe = subprocess.run(
         [sys.executable, "-m", "streamer", "bundle", "--help"],
         capture_output=True,
@@ -217,7 +217,7 @@ def bundle_command() -> list[str] | None:
     )
     if probe.returncode != 0:
         return None
-    return [probe.stdout.decode("utf-8", "replace")]
+    return probe.stdout.decode("utf-8", "replace")
 
 
 def bundle_args(help_text: str, case: Case, destination: Path) -> list[str] | None:
@@ -260,7 +260,7 @@ def published_unit_ids(evidence: Path) -> list[str]:
     return [unit["unit_id"] for context in document["contexts"] for unit in context["units"]]
 
 
-def run_case(case: Case, options: argparse.Namespace, bundle_help: str | None) -> list[Result]:
+def run_case(case: Case, options: argparse.Namespace, bundle_usage: str | None) -> list[Result]:
     python = sys.executable
     form, source, out = case.form, case.source, case.out
     repeat, timeout = options.repeat, options.timeout
@@ -320,11 +320,11 @@ def run_case(case: Case, options: argparse.Namespace, bundle_help: str | None) -
     results.append(result)
 
     # (c) streamer bundle, where this checkout has it
-    if bundle_help is None:
+    if bundle_usage is None:
         results.append(skipped(case, "bundle", "no `streamer bundle` command in this checkout"))
     else:
         destination = out / f"bundle.{form}"
-        args = bundle_args(bundle_help, case, destination)
+        args = bundle_args(bundle_usage, case, destination)
         if args is None:
             results.append(skipped(case, "bundle", "bundle options not recognized"))
         else:
@@ -678,9 +678,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(arguments)
     options.data_dir.mkdir(parents=True, exist_ok=True)
     env = environment()
-    bundle_help_probe = bundle_command()
-    bundle_help = bundle_help_probe[0] if bundle_help_probe else None
-    log("streamer bundle: " + ("found" if bundle_help else "not in this checkout, skipped"))
+    bundle = bundle_help()
+    log("streamer bundle: " + ("found" if bundle else "not in this checkout, skipped"))
     startup = measure([sys.executable, "-m", "streamer", "--help"], timeout=60)
     baseline = measure(["true"], timeout=60)
     results: list[Result] = []
@@ -690,7 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = dataset.root / "out"
         out.mkdir(exist_ok=True)
         for form in options.form_list:
-            results += run_case(Case(dataset, form, out), options, bundle_help)
+            results += run_case(Case(dataset, form, out), options, bundle)
             for line in table([r for r in results if r.size == format_size(target)])[2:]:
                 log(line)
         datasets.append((dataset, describe_outputs(dataset, out)))
