@@ -102,55 +102,59 @@ class Batch(NamedTuple):
 
 def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[str]]:
     """Finish validating ``units`` (in place) and return the canonical JSON of their list,
-    which is what the semantic digest covers.
+    which is what the semantic digest covers, with their unit IDs.
 
     What a type cannot state is checked here: a self-reference must cite its unit (and is
     then dropped: the digest does not cover it), ``start_ms <= end_ms``, and empty
     metadata is no metadata. The common batch passes one tight loop; any other is
-    walked unit by unit.
+    walked again, unit by unit, with every case spelled out.
     """
     ids = _regular_ids(units)
     if ids is None:
-        _normalize_one_by_one(units, where)
-        ids = unit_ids(units)
+        ids = _checked_ids(units, where)
     return _canonical.encode(units), ids
 
 
 def _regular_ids(units: list[SourceUnit]) -> list[str] | None:
-    """The unit IDs, when no unit has a self-reference and every unit has both times, in
-    order; else ``None``. (Attribute access on structs is faster in a loop than through
-    ``operator.attrgetter``.)"""
+    """The unit IDs, when every self-reference cites its unit (it is dropped) and every
+    unit has both times, in order; else ``None``. (Attribute access on structs is faster
+    in a loop than through ``operator.attrgetter``.)"""
     ids: list[str] = []
     append = ids.append
     try:
         for unit in units:
-            append(unit.unit_id)
+            unit_id = unit.unit_id
+            append(unit_id)
+            reference = unit.source_ref
+            if reference is not UNSET:
+                if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:
+                    return None
+                unit.source_ref = UNSET
             item = unit.metadata
-            if unit.source_ref is not UNSET or item.start_ms > item.end_ms:  # type: ignore[union-attr, operator]
+            if item.start_ms > item.end_ms:  # type: ignore[union-attr, operator]
                 return None
     except (AttributeError, TypeError):  # a unit without metadata, or without both times
         return None
     return ids
 
 
-def _normalize_one_by_one(units: list[SourceUnit], where: Where) -> None:
+def _checked_ids(units: list[SourceUnit], where: Where) -> list[str]:
+    ids: list[str] = []
     for index, unit in enumerate(units):
+        unit_id = unit.unit_id
+        ids.append(unit_id)
         reference = unit.source_ref
         if reference is not UNSET:
-            if reference.start_unit_id != unit.unit_id or reference.end_unit_id != unit.unit_id:
+            if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:
                 validate_unit(msgspec.to_builtins(unit), where(index))
             unit.source_ref = UNSET
-    _check_metadata_one_by_one(units, where)
-
-
-def _check_metadata_one_by_one(units: list[SourceUnit], where: Where) -> None:
-    for index, unit in enumerate(units):
         item = unit.metadata
         if item is UNSET:
             continue
-        if item.speaker is UNSET and item.start_ms is UNSET and item.end_ms is UNSET:
+        start, end = item.start_ms, item.end_ms
+        if start is not UNSET and end is not UNSET:
+            if start > end:
+                raise SourceError(f"{where(index)}.metadata: start_ms is after end_ms")
+        elif start is UNSET and end is UNSET and item.speaker is UNSET:
             unit.metadata = UNSET  # empty metadata is the same as none
-        elif (
-            item.start_ms is not UNSET and item.end_ms is not UNSET and item.start_ms > item.end_ms
-        ):
-            raise SourceError(f"{where(index)}.metadata: start_ms is after end_ms")
+    return ids
