@@ -101,6 +101,7 @@ def bundle(
         with staged_bundle(destination, force=force) as staged:
             write_bundle(staged, identity, outputs, chunks, projection)
     finally:
+        chunks.close()
         if projection is not None:
             projection.close()
     return BundleResult(

@@ -25,7 +25,7 @@ inputs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import IO, Any
 
 from streamer.framework.artifact_kinds import SchemaIdentity
 from streamer.framework.canonical_json import compact
@@ -86,14 +86,20 @@ def index_document(
     return index
 
 
-def chunk_map_document(identity: DocumentIdentity, chunks: ChunkBoundsTap) -> dict[str, Any]:
-    return {
-        "artifact_kind": CHUNK_MAP_KIND,
-        "schema": CHUNK_MAP_SCHEMA.to_json(),
-        "source": source_json(identity),
-        "chunking": {"max_units": chunks.max_units, "overlap_units": chunks.overlap_units},
-        "chunks": [chunk.to_json() for chunk in chunks.chunks],
-    }
+def write_chunk_map(identity: DocumentIdentity, chunks: ChunkBoundsTap, out: IO[bytes]) -> None:
+    """Write ``chunk-map.json``: compact, members in order, the chunks copied from the
+    tap's spool (they are never all held in memory)."""
+    head = compact(
+        {
+            "artifact_kind": CHUNK_MAP_KIND,
+            "schema": CHUNK_MAP_SCHEMA.to_json(),
+            "source": source_json(identity),
+            "chunking": {"max_units": chunks.max_units, "overlap_units": chunks.overlap_units},
+        }
+    )
+    out.write(head[:-1] + b',"chunks":[')
+    chunks.copy_chunks(out)
+    out.write(b"]}\n")
 
 
 def _document(value: Any) -> bytes:
@@ -112,7 +118,8 @@ def write_bundle(
     ordered = sorted(outputs, key=lambda output: output.lane_id)
     for output in ordered:
         staged.write(lane_file(output.lane_id), _document(output.to_json()))
-    staged.write(CHUNK_MAP_FILE, _document(chunk_map_document(identity, chunks)))
+    with staged.create(CHUNK_MAP_FILE) as out:
+        write_chunk_map(identity, chunks, out)
     if projection is not None:
         with staged.create(evidence_context.FILE_NAME) as out:
             evidence_context.write_evidence_context(projection, out)
