@@ -14,6 +14,7 @@ import pytest
 from streamer import api
 from streamer.domain.dnd import KINDS
 from streamer.framework.artifact_kinds import ArtifactKind, ArtifactKindRegistry
+from streamer.framework.errors import SourceError
 from streamer.framework.evidence.projector import project_evidence
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.lane_outputs import parse_lane_output
@@ -369,3 +370,24 @@ def test_framework_and_output_do_not_depend_on_dnd_or_parse_json_heuristically()
         assert [(c.start_unit_id, c.end_unit_id) for c in projection.contexts] == [("s1", "s1")]
     finally:
         projection.close()
+
+
+def test_published_ids_that_share_a_hash_are_compared_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Duplicates among published units are found by hash, then confirmed on the IDs."""
+    from streamer.framework.evidence import projector
+
+    monkeypatch.setattr(projector, "_hash", lambda unit_id: 7)  # every ID collides
+    case = write_case(
+        tmp_path / "distinct", UNITS, {"spells": [spell("c1", ref("s2", "s9"))]}, window=1
+    )
+    (only,) = orjson.loads(evidence_of(case))["contexts"]
+    assert [u["unit_id"] for u in only["units"]] == ["s10", "s2", "s7", "s1", "s9", "s3"]
+
+    twice = [*UNITS[:5], {**UNITS[5], "unit_id": "s7"}, *UNITS[6:]]
+    case = write_case(
+        tmp_path / "twice", twice, {"spells": [spell("c1", ref("s2", "s9"))]}, window=1
+    )
+    with pytest.raises(SourceError, match='unit ID "s7" appears twice among the published units'):
+        evidence_of(case)

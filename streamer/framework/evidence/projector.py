@@ -18,12 +18,15 @@ window, never by the transcript.
 
 from __future__ import annotations
 
+import array
 import bisect
 import itertools
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO
+
+import msgspec
 
 from streamer.framework.errors import LaneOutputError, SourceError, SourceReferenceError
 from streamer.framework.intervals import IntervalUnion
@@ -41,6 +44,14 @@ from streamer.framework.source_unit_batches import (
 from .request import Citation, EvidenceRequest
 
 SPOOL_IN_MEMORY = 1 << 20
+
+
+class _PublishedId(msgspec.Struct):
+    unit_id: str
+
+
+_ids_decoder = msgspec.json.Decoder(list[_PublishedId])
+_hash = hash  # a module attribute, so that a test can make every ID collide
 
 
 @dataclass
@@ -220,7 +231,8 @@ class _SpoolWriter:
         self.size = 0
         self.contexts: list[Context] = []
         self.run: Context | None = None
-        self.published: set[str] = set()
+        # The hash of every published unit ID, 8 bytes each: far smaller than the IDs.
+        self.hashes = array.array("q")
 
     def emit(self, coverage: _Coverage, units: list[SourceUnit], last: int) -> None:
         """Decide the undecided ``units`` (from ``coverage.decided``) up to ``last``."""
@@ -240,17 +252,7 @@ class _SpoolWriter:
     def _write(self, position: int, segment: list[SourceUnit]) -> None:
         """Publish the contiguous ``segment`` of covered units starting at ``position``."""
         ids = unit_ids(segment)
-        published = self.published
-        if not published.isdisjoint(ids) or len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            for unit_id in ids:
-                if unit_id in published or unit_id in seen:
-                    raise SourceError(
-                        f"unit ID {quoted(unit_id)} appears twice among the published units",
-                        hint="unit IDs must be unique in a source document",
-                    )
-                seen.add(unit_id)
-        published.update(ids)
+        self.hashes.extend(map(_hash, ids))
         data = published_units(segment)
         run = self.run
         if run is None:
@@ -270,7 +272,33 @@ class _SpoolWriter:
 
     def finish(self) -> list[Context]:
         self._close()
+        self._check_unique()
         return self.contexts
+
+    def _check_unique(self) -> None:
+        """Fail when a unit ID appears twice among the published units.
+
+        Equal IDs have equal hashes, so only IDs whose hash repeats can be duplicates: in
+        the rare case that any does, the spooled units are read back to compare the IDs
+        themselves (two different IDs may share a hash; that is not an error).
+        """
+        ordered = sorted(self.hashes)
+        repeated = {a for a, b in itertools.pairwise(ordered) if a == b}
+        del ordered
+        if not repeated:
+            return
+        seen: set[str] = set()
+        for context in self.contexts:
+            self.spool.seek(context.spool_start)
+            listed = b"[" + self.spool.read(context.spool_end - context.spool_start) + b"]"
+            for unit_id in (unit.unit_id for unit in _ids_decoder.decode(listed)):
+                if _hash(unit_id) in repeated:
+                    if unit_id in seen:
+                        raise SourceError(
+                            f"unit ID {quoted(unit_id)} appears twice among the published units",
+                            hint="unit IDs must be unique in a source document",
+                        )
+                    seen.add(unit_id)
 
 
 def _reversed(citation: Citation) -> None:
