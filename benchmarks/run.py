@@ -481,6 +481,7 @@ def environment() -> dict[str, str]:
         "Python": platform.python_version(),
         "ijson": f"{version('ijson')} (backend {ijson.backend})",
         "orjson": version("orjson"),
+        "msgspec": version("msgspec"),
         "sortedcontainers": version("sortedcontainers"),
         "streamer": f"{version('streamer')} (commit {commit or 'unknown'}"
         + (", with uncommitted changes under streamer/)" if dirty else ")"),
