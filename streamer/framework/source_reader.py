@@ -1,16 +1,21 @@
 """The incremental source document reader: JSON or JSON Lines, one pass, bounded memory.
 
-``SourceDocumentReader(stream)`` iterates validated units in document order (position =
-iteration index) and, once exhausted, exposes the document's identity with the semantic
-digest verified (when declared) or computed (when absent).
+``SourceDocumentReader(stream).batches()`` yields validated units in document order, a
+batch at a time with their unit IDs (iterating the reader yields the units one by one),
+and, once exhausted, the reader exposes the document's identity with the semantic digest
+verified (when declared) or computed (when absent).
+
+JSON Lines are read in blocks of whole lines, each decoded and type-checked by msgspec in
+one call (``source_unit_batches``).
 
 The form is detected from the first top-level object: if it holds ``units`` the input is
 one JSON document; otherwise the object is a JSON Lines header and every further line is
 one unit.
 
-JSON documents are read with ijson's C backend building one unit at a time
-(``items(..., "units.item")``), the fastest way it offers. That call ignores the other
-top-level members, so those are read separately and exactly: the members before
+JSON documents are read with ijson's C backend building the units
+(``items(..., "units.item")``, taken 256 at a time), the fastest way it offers. That
+call ignores the other top-level members, so those are read separately and exactly: the
+members before
 ``units`` by a short scan of the document's head, the members after it from the last
 few buffers read, located by re-finding the last unit (see ``_TailTap``).
 """
