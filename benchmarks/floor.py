@@ -27,8 +27,8 @@ import ijson
 import msgspec
 import orjson
 
-from streamer.framework.source_reader import DEFAULT_BUFFER_SIZE
-from streamer.framework.source_unit_batches import SourceUnit
+from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
+from streamer.framework.source.units import SourceUnit
 
 READ_BUFFER = 1 << 20
 IJSON_BUFFER = DEFAULT_BUFFER_SIZE  # as streamer reads the JSON form

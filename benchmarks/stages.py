@@ -26,8 +26,8 @@ import orjson
 from benchmarks.generate import Dataset
 from streamer import api
 from streamer.framework.canonical_json import SemanticDigest
-from streamer.framework.source_reader import DEFAULT_BUFFER_SIZE, SourceDocumentReader
-from streamer.framework.source_units import validate_unit
+from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE, SourceDocumentReader
+from streamer.framework.source.unit_rules import validate_unit
 
 READ_BUFFER = 1 << 20
 

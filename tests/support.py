@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 import yaml
 
-from streamer.framework.artifact_kinds import SchemaIdentity
 from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.kinds.registry import SchemaIdentity
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

@@ -13,14 +13,14 @@ import pytest
 
 from streamer import api
 from streamer.domain.dnd import KINDS
-from streamer.framework.artifact_kinds import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.errors import SourceError
 from streamer.framework.evidence.projector import project_evidence
 from streamer.framework.evidence.request import build_evidence_request
-from streamer.framework.lane_outputs import parse_lane_output
-from streamer.framework.records import dataclass_to_json, non_empty_string, record_parser
-from streamer.framework.source_reader import SourceDocumentReader
-from streamer.framework.source_reference import SourceReference
+from streamer.framework.kinds.lane_outputs import parse_lane_output
+from streamer.framework.kinds.records import dataclass_to_json, non_empty_string, record_parser
+from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
+from streamer.framework.source.reader import SourceDocumentReader
+from streamer.framework.source.reference import SourceReference
 from tests.support import (
     REPO,
     config_dict,

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from streamer import api
-from streamer.framework.chunking import Chunker
+from streamer.framework.chunking.chunker import Chunker
 from tests.bundle_support import (
     bundle_files,
     demo_case,

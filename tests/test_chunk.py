@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.configuration import Configuration, resolve_configuration
-from streamer.framework.chunking import Chunker, chunk_id
+from streamer.framework.chunking.chunker import Chunker, chunk_id
 from tests.import_cases import EXPECTED, FIXTURES
 from tests.support import config_dict, jsonl_bytes, run_cli, unit
 
@@ -209,7 +209,7 @@ def test_chunk_of_an_empty_document_is_empty() -> None:
 def test_batch_feeding_cuts_the_same_chunks_as_item_by_item(
     batch_sizes: list[int], max_units: int, overlap: int
 ) -> None:
-    from streamer.framework.chunking import Chunker
+    from streamer.framework.chunking.chunker import Chunker
 
     overlap = min(overlap, max_units - 1)
     items = list(range(sum(batch_sizes)))

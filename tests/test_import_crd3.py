@@ -15,7 +15,7 @@ import orjson
 import pytest
 import yaml
 
-from streamer.framework.chunking import Chunker
+from streamer.framework.chunking.chunker import Chunker
 from tests.support import CRD3, config_dict, lane_output, ref, run_cli, scene
 
 EPISODES = ["C1E001", "C1E002", "C2E001", "C2E010"]

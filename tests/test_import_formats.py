@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from streamer.framework.source_reader import SourceDocumentReader
+from streamer.framework.source.reader import SourceDocumentReader
 from tests.import_cases import CASE_IDS, CASES, EXPECTED, ImportCase
 from tests.support import run_cli
 

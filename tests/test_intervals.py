@@ -4,7 +4,7 @@ every operation."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.intervals import IntervalUnion
+from streamer.framework.evidence.intervals import IntervalUnion
 
 intervals = st.lists(
     st.tuples(st.integers(0, 60), st.integers(0, 12)).map(lambda t: (t[0], t[0] + t[1])),

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from streamer import api
 from streamer.domain import dnd
 from streamer.framework.errors import LaneOutputError
-from streamer.framework.lane_outputs import parse_lane_output
+from streamer.framework.kinds.lane_outputs import parse_lane_output
 from tests.bundle_support import (
     CRD3_EPISODES,
     DEMO,

@@ -13,7 +13,6 @@ from streamer.api.config import default_registry
 from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
 from streamer.api.sources import Progress, Source, source_batches
 from streamer.configuration import Configuration
-from streamer.framework.chunk_bounds import ChunkBoundsTap
 from streamer.framework.errors import (
     ConfigurationError,
 )
@@ -24,13 +23,14 @@ from streamer.framework.evidence.projector import (
 )
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.safe_text import quoted
-from streamer.framework.source_reader import (
+from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
 )
 from streamer.output import bundle_validation, schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
 from streamer.output.bundle_publication import check_destination, staged_bundle
 from streamer.output.bundle_validation import BundleReport
+from streamer.output.chunk_map_tap import ChunkBoundsTap
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamer.configuration import Configuration, load_configuration
 from streamer.domain import dnd
-from streamer.framework.artifact_kinds import ArtifactKindRegistry
+from streamer.framework.kinds.registry import ArtifactKindRegistry
 
 
 def default_registry() -> ArtifactKindRegistry:

@@ -19,7 +19,7 @@ from streamer.framework.evidence.projector import (
     project_evidence,
 )
 from streamer.framework.evidence.request import build_evidence_request
-from streamer.framework.source_reader import (
+from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     JSON_BATCH_UNITS,
 )

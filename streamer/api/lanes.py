@@ -12,7 +12,7 @@ from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
 )
-from streamer.framework.lane_outputs import LaneOutput, lane_output_path, read_lane_output
+from streamer.framework.kinds.lane_outputs import LaneOutput, lane_output_path, read_lane_output
 
 Warn = Callable[[str], None]
 

@@ -15,13 +15,13 @@ from typing import Any, BinaryIO
 from streamer.framework.errors import (
     ConfigurationError,
 )
-from streamer.framework.source_reader import (
+from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     JSON_BATCH_UNITS,
     DocumentIdentity,
     SourceDocumentReader,
 )
-from streamer.framework.source_unit_batches import Batch
+from streamer.framework.source.units import Batch
 
 Source = str | os.PathLike[str] | BinaryIO
 

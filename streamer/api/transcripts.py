@@ -14,7 +14,7 @@ from streamer.framework.errors import (
     ConfigurationError,
     SourceError,
 )
-from streamer.framework.source_reader import (
+from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     SourceDocumentReader,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from streamer.framework.artifact_kinds import ArtifactKind
+from streamer.framework.kinds.registry import ArtifactKind
 
 DEFAULT_WINDOW_UNITS = 3
 DEFAULT_MAX_UNITS = 100

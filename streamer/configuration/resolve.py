@@ -20,8 +20,8 @@ from streamer.configuration.model import (
     LaneConfig,
 )
 from streamer.configuration.yaml_loader import load_yaml
-from streamer.framework.artifact_kinds import ArtifactKindRegistry
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.safe_text import quoted
 
 LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")

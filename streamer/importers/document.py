@@ -21,7 +21,7 @@ from typing import IO, Any
 import orjson
 
 from streamer.framework.canonical_json import SemanticDigest
-from streamer.framework.source_units import validate_unit
+from streamer.framework.source.unit_rules import validate_unit
 
 SPOOL_IN_MEMORY = 4 << 20
 UNIT_KIND = "utterance"

@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from streamer.framework.artifact_kinds import SchemaIdentity
 from streamer.framework.canonical_json import compact
-from streamer.framework.chunk_bounds import ChunkBoundsTap
 from streamer.framework.evidence.projector import ProjectedEvidence
-from streamer.framework.lane_outputs import LaneOutput
-from streamer.framework.source_reader import DocumentIdentity
+from streamer.framework.kinds.lane_outputs import LaneOutput
+from streamer.framework.kinds.registry import SchemaIdentity
+from streamer.framework.source.reader import DocumentIdentity
 from streamer.output import evidence_context
 from streamer.output.bundle_publication import StagedBundle
+from streamer.output.chunk_map_tap import ChunkBoundsTap
 
 MEDIA_TYPE = evidence_context.MEDIA_TYPE
 INDEX_FILE = "index.json"

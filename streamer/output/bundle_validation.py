@@ -32,10 +32,10 @@ from typing import Any
 
 import orjson
 
-from streamer.framework.artifact_kinds import ArtifactKindRegistry
-from streamer.framework.chunking import chunk_id
+from streamer.framework.chunking.chunker import chunk_id
 from streamer.framework.errors import ConfigurationError, LaneOutputError
-from streamer.framework.lane_outputs import parse_lane_output
+from streamer.framework.kinds.lane_outputs import parse_lane_output
+from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.safe_text import quoted
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE, INDEX_SCHEMA, lane_file

@@ -6,8 +6,8 @@ from typing import IO
 
 import orjson
 
-from streamer.framework.artifact_kinds import SchemaIdentity
 from streamer.framework.evidence.projector import ProjectedEvidence
+from streamer.framework.kinds.registry import SchemaIdentity
 
 FILE_NAME = "evidence-context.json"
 DESCRIPTOR = "evidence_context"

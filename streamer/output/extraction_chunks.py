@@ -6,7 +6,7 @@ Each line is one compact object, members in this order:
 "units": [{"unit_id": "u000001", "speaker": "MATT", "text": "..."}, ...]}``
 
 ``speaker`` is present when the unit has one. The chunks are exactly those of
-``streamer.framework.chunking.Chunker`` (IDs from ``chunk_id``), the same cut the bundle's
+``streamer.framework.chunking.chunker.Chunker`` (IDs from ``chunk_id``), the same cut the bundle's
 chunk map records, so an extractor citing unit IDs from a chunk cites the source document.
 The lines are written to a spool while the source document is read and validated; the
 caller publishes them only once the document (and its digest) has been accepted.
@@ -22,8 +22,8 @@ from typing import IO, Any
 import orjson
 from msgspec import UNSET
 
-from streamer.framework.chunking import Chunk, Chunker
-from streamer.framework.source_unit_batches import SourceUnit
+from streamer.framework.chunking.chunker import Chunk, Chunker
+from streamer.framework.source.units import SourceUnit
 
 SPOOL_IN_MEMORY = 4 << 20
 

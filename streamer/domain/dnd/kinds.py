@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from streamer.framework.artifact_kinds import ArtifactKind, ArtifactKindRegistry
-from streamer.framework.records import (
+from streamer.framework.kinds.records import (
     dataclass_to_json,
     non_empty_string,
     nullable_string,
@@ -18,7 +17,8 @@ from streamer.framework.records import (
     source_reference,
     source_references,
 )
-from streamer.framework.source_reference import SourceReference
+from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
+from streamer.framework.source.reference import SourceReference
 
 Refs = tuple[SourceReference, ...]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamer.domain.dnd.kinds import KINDS
-from streamer.framework.lane_schema import (
+from streamer.framework.kinds.lane_schema import (
     NON_EMPTY_STRING,
     NULLABLE_STRING,
     SOURCE_REF,

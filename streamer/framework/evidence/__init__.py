@@ -1,1 +1,2 @@
-"""Evidence context: the domain-neutral request and the streaming projector."""
+"""Evidence context: the domain-neutral request, the interval union and the streaming
+projector."""

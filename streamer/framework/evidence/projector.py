@@ -29,12 +29,12 @@ from typing import IO
 import msgspec
 
 from streamer.framework.errors import LaneOutputError, SourceError, SourceReferenceError
-from streamer.framework.intervals import IntervalUnion
-from streamer.framework.lane_outputs import DocumentSource
+from streamer.framework.evidence.intervals import IntervalUnion
+from streamer.framework.kinds.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
-from streamer.framework.source_reader import DocumentIdentity
-from streamer.framework.source_reference import SourceReference
-from streamer.framework.source_unit_batches import (
+from streamer.framework.source.reader import DocumentIdentity
+from streamer.framework.source.reference import SourceReference
+from streamer.framework.source.units import (
     Batch,
     SourceUnit,
     published_units,

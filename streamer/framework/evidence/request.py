@@ -6,8 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from streamer.framework.lane_outputs import DocumentSource, LaneOutput
-from streamer.framework.source_reference import SourceReference
+from streamer.framework.kinds.lane_outputs import DocumentSource, LaneOutput
+from streamer.framework.source.reference import SourceReference
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.safe_text import quoted
-from streamer.framework.source_reference import SourceReference
+from streamer.framework.source.reference import SourceReference
 
 R = TypeVar("R")
 R_contra = TypeVar("R_contra", contravariant=True)

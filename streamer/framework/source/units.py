@@ -18,7 +18,7 @@ from msgspec import UNSET, UnsetType
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.framework.source_units import validate_unit
+from streamer.framework.source.unit_rules import validate_unit
 
 Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INTEGER)]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]

@@ -8,8 +8,8 @@ from typing import Any, Generic, TypeVar
 
 import orjson
 
-from streamer.framework.artifact_kinds import ArtifactKind
 from streamer.framework.errors import LaneOutputError
+from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.safe_text import quoted
 
 R = TypeVar("R")

@@ -16,8 +16,8 @@ from typing import IO, Any
 
 import orjson
 
-from streamer.framework.chunking import Chunk, Chunker
-from streamer.framework.source_unit_batches import Batch
+from streamer.framework.chunking.chunker import Chunk, Chunker
+from streamer.framework.source.units import Batch
 
 SPOOL_IN_MEMORY = 1 << 20
 

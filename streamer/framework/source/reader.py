@@ -6,7 +6,7 @@ and, once exhausted, the reader exposes the document's identity with the semanti
 verified (when declared) or computed (when absent).
 
 JSON Lines are read in blocks of whole lines, each decoded and type-checked by msgspec in
-one call (``source_unit_batches``).
+one call (``source.units``).
 
 The form is detected from the first top-level object: if it holds ``units`` the input is
 one JSON document; otherwise the object is a JSON Lines header and every further line is
@@ -37,7 +37,7 @@ import orjson
 from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.errors import SourceError
 from streamer.framework.safe_text import quoted
-from streamer.framework.source_unit_batches import (
+from streamer.framework.source.units import (
     Batch,
     SourceUnit,
     canonical_units,

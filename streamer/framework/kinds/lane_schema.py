@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamer.framework.artifact_kinds import ArtifactKind
+from streamer.framework.kinds.registry import ArtifactKind
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 LANE_ID_PATTERN = "^[a-z0-9][a-z0-9_-]{0,63}$"

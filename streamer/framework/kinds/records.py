@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from streamer.framework.errors import LaneOutputError
 from streamer.framework.safe_text import quoted
-from streamer.framework.source_reference import SourceReference, parse_source_reference
+from streamer.framework.source.reference import SourceReference, parse_source_reference
 
 R = TypeVar("R")
 Check = Callable[[Any, str], Any]

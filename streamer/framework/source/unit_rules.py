@@ -1,7 +1,7 @@
 """The reference validation of one source unit, as a JSON object, against the contract.
 
 ``validate_unit`` is the slow, exact statement of the rules and the source of every
-located error message; ``source_unit_batches`` applies the same rules at parser speed.
+located error message; ``source.units`` applies the same rules at parser speed.
 A validated unit has ``unit_id``, ``kind``, ``text`` and, when the unit has any,
 ``metadata``: the derived self-reference is dropped (it is implied by the unit ID) and so
 is empty metadata. This is also exactly the object the semantic digest covers.

@@ -1,0 +1,1 @@
+"""Extraction chunks: the streaming chunker shared by ``streamer chunk`` and the chunk map."""
