@@ -104,7 +104,7 @@ def test_nesting_bound_message_names_the_place() -> None:
         f"the source document is nested more than {MAX_NESTING} levels deep after $.units[1]"
     ), message
     # after units, a member whose value is an array is refused as it starts
-    message = error_of(HEAD + UNIT + b'],"document_id":' + deep + b"}", buffer_size=8)
+    message = error_of(b'{"units":[' + UNIT + b'],"document_id":' + deep + b"}", buffer_size=8)
     assert message == "$.document_id must be a non-empty string"
 
 
