@@ -157,7 +157,9 @@ def test_json_formats_ignore_other_members_but_not_a_second_array() -> None:
     data = b'{"language": "en", "segments": [{"text": "a"}], "word_segments": [{"text": "b"}]}'
     assert units("whisperx", data) == [("u000001", "a", None, None, None)]
     twice = b'{"segments": [{"text": "a"}], "segments": [{"text": "b"}]}'
-    with pytest.raises(SourceError, match=r"^\$: member segments appears twice$"):
+    with pytest.raises(
+        SourceError, match=r'^\$: member "segments" appears twice \(member names must be unique\)$'
+    ):
         units("whisperx", twice)
 
 
