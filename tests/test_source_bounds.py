@@ -444,3 +444,52 @@ def test_the_nesting_scan_agrees_with_a_byte_by_byte_reference(
             assert bracket_position(neutral, scan.in_string, from_end) == inside[-from_end]
         start += len(piece)
     assert profile == expected
+
+
+# -- lane outputs: repeated member names (issue 9, item 10) -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda text: text.replace('"lane_id":', '"lane_id":"npcs","lane_id":', 1),
+            '$: member "lane_id"',
+        ),
+        (
+            lambda text: text.replace('"document_id":', '"document_id":"x","document_id":', 1),
+            '$.source: member "document_id"',
+        ),
+        (
+            lambda text: text.replace('"name":"Scanlan"', '"name":"x","name":"Scanlan"', 1),
+            '$.records[0]: member "name"',
+        ),
+        (
+            lambda text: text.replace(
+                '"start_unit_id":', '"start_unit_id":"a","start_unit_id":', 1
+            ),
+            '$.records[0].source_refs[0]: member "start_unit_id"',
+        ),
+    ],
+)
+def test_repeated_members_in_a_lane_output_are_refused(
+    tmp_path: Path, edit: Any, expected: str
+) -> None:
+    from streamer.api.config import default_registry
+    from streamer.framework.errors import LaneOutputError
+    from streamer.framework.kinds.lane_outputs import read_lane_output
+    from tests.support import lane_output, ref
+
+    record = {"npc_id": "n1", "name": "Scanlan", "source_refs": [ref("a")]}
+    document = lane_output("npcs", [record], document_id="d", digest="sha256:" + "0" * 64)
+    path = tmp_path / "npcs.json"
+    text = orjson.dumps(document).decode()
+    path.write_text(edit(text))
+    kind = default_registry().get("dnd/npcs", where="test")
+    with pytest.raises(LaneOutputError) as caught:
+        read_lane_output(path, "npcs", kind)
+    assert caught.value.message == (
+        f"lane npcs (npcs.json): {expected} appears twice (member names must be unique)"
+    )
+    path.write_text(text)
+    assert len(read_lane_output(path, "npcs", kind).records) == 1

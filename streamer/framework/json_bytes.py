@@ -133,11 +133,11 @@ def check_unique(data: bytes, value: Any, where: str, error: type[InputError]) -
         return
     try:
         found = first_duplicate(data)
-    except (ValueError, RecursionError):  # pragma: no cover - data parsed once already
+    except (ValueError, RecursionError):  # nested too deeply for the locating parse
         found = None
-    if found is not None:
-        path, name = found
-        raise error(f"{where}: {duplicate_message(path, name)}")
+    if found is None:
+        raise error(f"{where}: a member name appears twice (member names must be unique)")
+    raise error(f"{where}: {duplicate_message(*found)}")
 
 
 class NestingScan:

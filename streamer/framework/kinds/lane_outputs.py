@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 import orjson
 
 from streamer.framework.errors import LaneOutputError
+from streamer.framework.json_bytes import check_unique
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.safe_text import quoted
 
@@ -57,11 +58,13 @@ def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOut
     """Read and validate one lane output file. Errors name the lane and a JSON path."""
     where = f"lane {lane_id} ({path.name})"
     try:
-        data = orjson.loads(path.read_bytes())
+        raw = path.read_bytes()
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         raise LaneOutputError(f"{where}: not valid JSON") from None
     except OSError as error:
         raise LaneOutputError(f"{where}: cannot be read ({error.strerror})") from None
+    check_unique(raw, data, where, LaneOutputError)  # records, references, source: RFC 7493
     return parse_lane_output(data, lane_id, kind, where)
 
 
