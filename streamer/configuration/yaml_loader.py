@@ -18,7 +18,7 @@ class _StrictLoader(yaml.SafeLoader):
         self._depth = getattr(self, "_depth", 0) + 1
         try:
             if self._depth > MAX_NESTING:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise ConfigurationError(
                     f"configuration line {mark.line + 1}: nested more than {MAX_NESTING} "
                     "levels deep"
