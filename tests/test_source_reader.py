@@ -182,7 +182,7 @@ GOOD = orjson.dumps(UNITS[0]).decode()
         (b'{"document_id":"d"\n}\n', "line 1: the JSON Lines header must be one JSON object"),
         (
             b'{"document_id":"d","units":[{"unit_id":"a","kind":"k","text":"t","speaker":"x"}]}',
-            '$.units[0]: unknown unit member "speaker"',
+            '$.units[0]: unknown member "speaker"',
         ),
         (b'{"document_id":"d"}\n[1]\n', "line 2: a unit must be a JSON object"),
         (

@@ -11,7 +11,7 @@ import orjson
 from streamer.framework.errors import LaneOutputError
 from streamer.framework.json_bytes import check_unique
 from streamer.framework.kinds.registry import ArtifactKind
-from streamer.framework.safe_text import quoted
+from streamer.framework.members import check_members
 
 R = TypeVar("R")
 
@@ -71,12 +71,7 @@ def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOut
 def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str) -> LaneOutput[R]:
     if type(data) is not dict:
         raise LaneOutputError(f"{where}: $ must be an object")
-    unknown = sorted(set(data) - set(_MEMBERS))
-    if unknown:
-        raise LaneOutputError(f"{where}: unknown member $.{quoted(unknown[0])}")
-    for name in _MEMBERS:
-        if name not in data:
-            raise LaneOutputError(f"{where}: $.{name} is required")
+    check_members(data, "$", required=_MEMBERS, error=LaneOutputError, prefix=f"{where}: ")
     if data["lane_id"] != lane_id:
         raise LaneOutputError(f"{where}: $.lane_id does not name this lane")
     if data["artifact_kind"] != kind.name:

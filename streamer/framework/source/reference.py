@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from streamer.framework.errors import InputError
+from streamer.framework.members import check_members
 
-_MEMBERS = frozenset({"start_unit_id", "end_unit_id"})
+_MEMBERS = ("start_unit_id", "end_unit_id")
+_NAMES = frozenset(_MEMBERS)
 
 
 class SourceReference(NamedTuple):
@@ -29,20 +31,10 @@ def parse_source_reference(
     """Validate a ``{"start_unit_id", "end_unit_id"}`` object; ``path`` names it in errors."""
     if type(value) is not dict:
         raise error(f"{path} must be an object with start_unit_id and end_unit_id")
-    if value.keys() != _MEMBERS:
-        extra = sorted(set(value) - _MEMBERS)
-        if extra:
-            raise error(f"{path} has an unknown member at {path}.{_member(extra[0])}")
-        missing = sorted(_MEMBERS - set(value))
-        raise error(f"{path}.{missing[0]} is required")
+    if value.keys() != _NAMES:
+        check_members(value, path, required=_MEMBERS, error=error)
     start, end = value["start_unit_id"], value["end_unit_id"]
     for name, unit_id in (("start_unit_id", start), ("end_unit_id", end)):
         if type(unit_id) is not str or not unit_id:
             raise error(f"{path}.{name} must be a non-empty string")
     return SourceReference(start, end)
-
-
-def _member(name: str) -> str:
-    from streamer.framework.safe_text import quoted
-
-    return name if name.isidentifier() and len(name) <= 64 else quoted(name)

@@ -13,11 +13,11 @@ from typing import Any
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
+from streamer.framework.members import check_members
 from streamer.framework.safe_text import quoted
 
 UNIT_MEMBERS = frozenset({"unit_id", "kind", "text", "source_ref", "metadata"})
 METADATA_MEMBERS = frozenset({"speaker", "start_ms", "end_ms"})
-METADATA_ORDER = ("speaker", "start_ms", "end_ms")
 
 
 def validate_unit(unit: Any, where: str) -> dict[str, Any]:
@@ -25,11 +25,13 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
     (``$.units[41]`` or ``line 43``)."""
     if type(unit) is not dict:
         raise SourceError(f"{where}: a unit must be a JSON object")
-    if not UNIT_MEMBERS.issuperset(unit):
-        raise SourceError(
-            f"{where}: unknown unit member {_first_unknown(unit, UNIT_MEMBERS)}",
-            hint="a unit accepts unit_id, kind, text, source_ref and metadata",
-        )
+    check_members(
+        unit,
+        where,
+        optional=UNIT_MEMBERS,
+        error=SourceError,
+        hint="a unit accepts unit_id, kind, text, source_ref and metadata",
+    )
     unit_id = unit.get("unit_id")
     if type(unit_id) is not str or not unit_id:
         raise SourceError(f"{where}.unit_id must be a non-empty string")
@@ -61,11 +63,13 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
 
 
 def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
-    if not METADATA_MEMBERS.issuperset(metadata):
-        raise SourceError(
-            f"{where}.metadata: unknown member {_first_unknown(metadata, METADATA_MEMBERS)}",
-            hint="accepted metadata is speaker, start_ms and end_ms",
-        )
+    check_members(
+        metadata,
+        f"{where}.metadata",
+        optional=METADATA_MEMBERS,
+        error=SourceError,
+        hint="accepted metadata is speaker, start_ms and end_ms",
+    )
     if "speaker" in metadata and type(metadata["speaker"]) is not str:
         raise SourceError(f"{where}.metadata.speaker must be a string")
     start = metadata.get("start_ms")
@@ -77,7 +81,3 @@ def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
             raise SourceError(f"{where}.metadata.{name} must be an integer from 0 to 2**53-1")
     if start is not None and end is not None and start > end:
         raise SourceError(f"{where}.metadata: start_ms is after end_ms")
-
-
-def _first_unknown(obj: dict[str, Any], known: frozenset[str]) -> str:
-    return quoted(sorted(set(obj) - known)[0])
