@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from streamer.configuration.extraction import ExtractionConfig
 from streamer.framework.kinds.registry import ArtifactKind
 
 DEFAULT_WINDOW_UNITS = 3
@@ -14,10 +15,12 @@ DEFAULT_OVERLAP_UNITS = 10
 
 @dataclass(frozen=True)
 class LaneConfig:
-    """A configured final lane and the artifact kind of its normalized output."""
+    """A configured final lane and the artifact kind of its normalized output;
+    ``engine`` is the lane's own extraction engine (``None``: ``pipeline.extraction``'s)."""
 
     id: str
     kind: ArtifactKind[Any]
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
+    extraction: ExtractionConfig = ExtractionConfig()
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

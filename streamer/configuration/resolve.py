@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from streamer.configuration.extraction import engine_name, resolve_extraction
 from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
     DEFAULT_OVERLAP_UNITS,
@@ -44,7 +45,9 @@ def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configurat
 
 def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configuration:
     root = _object(data, "$", required={"pipeline"}, optional={"output"})
-    pipeline = _object(root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking"})
+    pipeline = _object(
+        root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking", "extraction"}
+    )
     lanes = _lanes(pipeline["lanes"], registry)
     chunking = _chunking(pipeline.get("chunking"))
     evidence = None
@@ -60,7 +63,7 @@ def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configur
             )
             if "evidence_context" in options:
                 evidence = _evidence_context(options["evidence_context"], lanes)
-    return Configuration(lanes, chunking, evidence)
+    return Configuration(lanes, chunking, evidence, resolve_extraction(pipeline.get("extraction")))
 
 
 def _object(value: Any, path: str, *, required: set[str], optional: set[str]) -> dict[str, Any]:
@@ -93,7 +96,7 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
     seen: set[str] = set()
     for index, item in enumerate(value):
         path = f"$.pipeline.lanes[{index}]"
-        lane = _object(item, path, required={"id", "artifact_kind"}, optional=set())
+        lane = _object(item, path, required={"id", "artifact_kind"}, optional={"engine"})
         lane_id = _lane_id(lane["id"], f"{path}.id")
         if lane_id in seen:
             raise ConfigurationError(f"{path}.id: duplicate lane ID {quoted(lane_id)}")
@@ -101,7 +104,9 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
         kind_name = lane["artifact_kind"]
         if not isinstance(kind_name, str):
             raise ConfigurationError(f"{path}.artifact_kind must be a string")
-        lanes.append(LaneConfig(lane_id, registry.get(kind_name, where=f"{path}.artifact_kind")))
+        kind = registry.get(kind_name, where=f"{path}.artifact_kind")
+        engine = engine_name(lane["engine"], f"{path}.engine") if "engine" in lane else None
+        lanes.append(LaneConfig(lane_id, kind, engine))
     return tuple(lanes)
 
 

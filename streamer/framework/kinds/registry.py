@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reference import SourceReference
 
@@ -60,6 +61,7 @@ class ArtifactKind(Generic[R]):
     record_id: Callable[[R], str] | None = None
     evidence: EvidenceProjection[R] | None = None
     version: str = "v1"
+    extraction: ExtractionSpec | None = None
 
     def __post_init__(self) -> None:
         if not _KIND_NAME.match(self.name):
