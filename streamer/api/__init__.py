@@ -7,12 +7,14 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk) and ``bundles``.
+(publishing a result), ``evidence``, ``extract`` (the candidates of each lane),
+``transcripts`` (import and chunk) and ``bundles``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
+from streamer.api.extract import ExtractResult, extract
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.outputs import check_output_destination
 from streamer.api.sources import open_source, source_batches
@@ -28,6 +30,7 @@ __all__ = [
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",
+    "ExtractResult",
     "ImportResult",
     "bundle",
     "check_output_destination",
@@ -36,6 +39,7 @@ __all__ = [
     "default_registry",
     "effective_lanes",
     "evidence",
+    "extract",
     "import_transcript",
     "load_config",
     "open_source",

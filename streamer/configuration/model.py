@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from streamer.configuration.extraction import ExtractionConfig
@@ -45,7 +45,7 @@ class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
-    extraction: ExtractionConfig = ExtractionConfig()
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

@@ -19,6 +19,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from streamer.domain.dnd import prompts
+from streamer.domain.dnd.rules import SpellCastRules
+from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.source.reference import SourceReference
@@ -86,6 +89,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SpellCast,
         id_member="spell_cast_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.SPELL_CASTS, rules=SpellCastRules()),
     ),
     ArtifactKind(
         name="dnd/npcs",
@@ -94,6 +98,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=Npc,
         id_member="npc_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.NPCS),
     ),
     ArtifactKind(
         name="dnd/npc-interactions",
@@ -102,6 +107,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=NpcInteraction,
         id_member="interaction_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.NPC_INTERACTIONS),
     ),
     ArtifactKind(
         name="dnd/combat-turns",
@@ -110,6 +116,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=CombatTurn,
         id_member="turn_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.COMBAT_TURNS),
     ),
     ArtifactKind(
         name="dnd/item-events",
@@ -118,6 +125,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=ItemEvent,
         id_member="item_event_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.ITEM_EVENTS),
     ),
     ArtifactKind(
         name="dnd/scene-descriptions",
@@ -126,6 +134,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SceneDescription,
         id_member="scene_id",
         evidence=_scene,
+        extraction=ExtractionSpec(prompts.SCENE_DESCRIPTIONS),
     ),
     ArtifactKind(
         name="dnd/party-roster",

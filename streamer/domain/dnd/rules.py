@@ -39,27 +39,33 @@ LONGEST_NAME_WORDS = 6
 MAX_FILLERS = 3
 CLAUSE_WORDS = 8
 
-_WORD = re.compile(r"[\w'’]+(?:-[\w'’]+)*")
-_VERB = re.compile(r"(?<![\w'’-])(cast|casts|casting)(?![\w'’-])", re.IGNORECASE)
-_CLAUSE_BREAK = re.compile(r"[.!?;:,\"()\[\]]|\s-\s|—|–")
+_WORD = re.compile(r"[\w']+(?:-[\w']+)*")
+_VERB = re.compile(r"(?<![\w'-])(cast|casts|casting)(?![\w'-])", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile('[.!?;:,"()\\[\\]]|\\s-\\s|\u2014|\u2013')
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 _SENTENCE_END = re.compile(r"[.!?]")
 _LEVEL = re.compile(r"\w+-level|level-\d")
-_FILLERS = frozenset(
+_FILLERS = _words(
     "a an the my his her their our another one some this that it up again also then "
-    "level lvl first second third fourth fifth sixth seventh eighth ninth "
-    "1st 2nd 3rd 4th 5th 6th 7th 8th 9th 1 2 3 4 5 6 7 8 9".split()
+    "level lvl first second third fourth fifth sixth seventh eighth ninth 1st 2nd "
+    "3rd 4th 5th 6th 7th 8th 9th 1 2 3 4 5 6 7 8 9"
 )
-_BLOCKERS = frozenset(
+_BLOCKERS = _words(
     "can can't cannot couldn't could should shouldn't would wouldn't might may must "
-    "don't doesn't didn't won't not never no if when whenever unless until before after "
-    "whether do does did able how why what "
-    "can’t couldn’t shouldn’t wouldn’t don’t doesn’t didn’t won’t".split()
+    "don't doesn't didn't won't not never no if when whenever unless until before "
+    "after whether do does did able how why what"
 )
 _NOUN_BEFORE = frozenset({"the", "a", "your", "whole", "entire"})
-_FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i'd", "i’m", "i’ll", "i’d"})
-_OTHER_SUBJECTS = frozenset(
-    "you he she they we it who you're he's she's they're we're it's you'll he'll she'll "
-    "they'll we'll".split()
+_FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i'd"})
+_OTHER_SUBJECTS = _words(
+    "you he she they we it who you're he's she's they're we're it's you'll he'll "
+    "she'll they'll we'll"
 )
 
 
@@ -122,6 +128,7 @@ class SpellCastRules:
 def casts(text: str, matcher: SpellMatcher) -> list[tuple[str, bool]]:
     """The casting statements of one text, in order: (canonical spell, first person)."""
     found: list[tuple[str, bool]] = []
+    text = text.translate(_APOSTROPHES)
     for verb in _VERB.finditer(text):
         before = _clause_before(text, verb.start())
         if before and before[-1] in _NOUN_BEFORE:
