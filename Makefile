@@ -32,6 +32,10 @@ demo: venv
 	@echo "== streamer evidence: the imported transcript, cited by two lanes ($(IMPORT)/lanes, window 0)"
 	$(BIN)/streamer evidence --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl \
 		--lanes-dir $(IMPORT)/lanes --output - | $(BIN)/python -m json.tool --indent 1
+	@echo "== streamer extract: the spell casts of the demo session, by the built-in rules (no model)"
+	$(BIN)/streamer extract --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
+		--output-dir $(DEMO_OUT)/candidates --lane spells --no-cache
+	@cat $(DEMO_OUT)/candidates/spells.jsonl
 	@echo "== streamer evidence: the evidence context of the demo session (window 1, five lanes)"
 	$(BIN)/streamer evidence --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
 		--lanes-dir $(DEMO)/lanes --output - | $(BIN)/python -m json.tool --indent 1

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
 from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
@@ -88,7 +89,7 @@ def _plan_lanes(
                     f"lane {quoted(lane_id)}: artifact kind {lane.kind.name} has no rules "
                     "extractor",
                     hint="engine rules is built in for: "
-                    + ", ".join(_kinds_with_rules(config))
+                    + ", ".join(_kinds_with_rules())
                     + "; give this lane engine: openai",
                 )
             plans.append(LanePlan(lane_id, lane.kind, spec, "rules", None, spec.rules.version, {}))
@@ -110,13 +111,12 @@ def _plan_lanes(
     return plans, skipped
 
 
-def _kinds_with_rules(config: Configuration) -> list[str]:
-    names = {
-        lane.kind.name
-        for lane in config.lanes
-        if lane.kind.extraction is not None and lane.kind.extraction.rules is not None
-    }
-    return sorted(names) or ["(no configured kind)"]
+def _kinds_with_rules() -> list[str]:
+    return [
+        kind.name
+        for kind in default_registry()
+        if kind.extraction is not None and kind.extraction.rules is not None
+    ]
 
 
 def _api_key(config: Configuration, environ: Mapping[str, str]) -> str | None:

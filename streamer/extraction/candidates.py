@@ -1,7 +1,8 @@
 """The candidates file of a lane: ``<output-dir>/<lane_id>.jsonl``.
 
 The first line is the header (``lane_id``, ``artifact_kind``, ``source``, ``extractor``:
-``engine``, ``model``, ``prompt``), every other line one candidate (``chunk_id``,
+``engine``, ``model``, ``prompt``; no ``model`` for the rules, whose ``prompt`` is the rules'
+version), every other line one candidate (``chunk_id``,
 ``record``), compact JSON, ordered by chunk and then by position in the chunk's answer.
 The file is written atomically and owner-only: it holds values taken from the transcript.
 """
@@ -29,11 +30,14 @@ def header(
     model: str | None,
     prompt: str,
 ) -> dict[str, Any]:
+    extractor = {"engine": engine, "model": model, "prompt": prompt}
+    if model is None:  # the rules: no model
+        del extractor["model"]
     return {
         "lane_id": lane_id,
         "artifact_kind": kind_name,
         "source": {"document_id": document_id, "semantic_digest": semantic_digest},
-        "extractor": {"engine": engine, "model": model, "prompt": prompt},
+        "extractor": extractor,
     }
 
 
