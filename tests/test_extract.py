@@ -3,20 +3,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from streamer import api
+from streamer.cli.extract_command import ChunkProgressLine
 from streamer.extraction.requests import ASK_AGAIN
 from streamer.extraction.response_schema import strict_schema
+from streamer.extraction.transport import ChatTransport, retry_after_seconds
 from streamer.framework.errors import ConfigurationError
 from tests.extract_support import (
     KEY_VARIABLE,
@@ -680,3 +684,81 @@ def test_invalid_source_exits_3_before_any_request(tmp_path: Path) -> None:
         )
     assert run.status == 3, run.stderr
     assert server.requests == [] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_run_ends_quietly_and_keeps_the_answers(
+    tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    units = first_units()
+
+    def script(request: Request) -> Reply:
+        return Reply(hang=True) if request.first_unit == units[2] else cites_first_unit(request)
+
+    with fake_server(script) as server:
+        config = write_config(tmp_path, server.base_url, concurrency=1)
+        process = extract_process(config, tmp_path / "out", {})
+        server.wait_for(lambda s: len(s.requests) == 3)
+        process.send_signal(sig)
+        stdout, stderr = process.communicate(timeout=20)
+    assert (process.returncode, stdout, stderr) == (status, b"", b"")
+    assert [path.name for path in (tmp_path / "out").iterdir()] == [".cache"]
+    assert len(cache_entries(tmp_path / "out" / ".cache")) == 2
+
+
+# -- transport details -------------------------------------------------------------------------
+
+
+def test_requests_per_minute_spaces_the_requests(tmp_path: Path) -> None:
+    now = [100.0]
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    async def three(transport: ChatTransport) -> None:
+        try:
+            for _ in range(3):
+                await transport.complete({"model": "m", "messages": []})
+        finally:
+            await transport.aclose()
+
+    with fake_server(always(Reply())) as server:
+        transport = ChatTransport(
+            server.base_url,
+            api_key=None,
+            timeout_s=5,
+            max_retries=0,
+            concurrency=1,
+            requests_per_minute=30,
+            sleep=sleep,
+            clock=lambda: now[0],
+        )
+        asyncio.run(three(transport))
+    assert waits == [2.0, 2.0] and len(server.requests) == 3
+    assert "Authorization" not in server.requests[0].headers
+
+
+def test_retry_after_as_seconds_or_an_http_date() -> None:
+    now = datetime(2026, 12, 1, 8, 0, 0, tzinfo=UTC)
+    assert retry_after_seconds("3", lambda: now) == 3.0
+    assert retry_after_seconds("Tue, 01 Dec 2026 08:00:05 GMT", lambda: now) == 5.0
+    assert retry_after_seconds("Tue, 01 Dec 2026 07:00:00 GMT", lambda: now) == 0.0
+    assert retry_after_seconds("86400", lambda: now) == 600.0
+    assert retry_after_seconds("soon", lambda: now) is None
+    assert retry_after_seconds(None, lambda: now) is None
+
+
+def test_the_progress_line_shows_chunks_per_lane(capsys: pytest.CaptureFixture[str]) -> None:
+    line = ChunkProgressLine()
+    line("spells", 1, 7)
+    line("npcs", 3, 7)
+    line("spells", 2, 7)
+    line.close()
+    assert capsys.readouterr().err == (
+        "\rstreamer: extract spells 1/7\x1b[K"
+        "\rstreamer: extract spells 1/7, npcs 3/7\x1b[K"
+        "\rstreamer: extract spells 2/7, npcs 3/7\x1b[K"
+        "\r\x1b[K"
+    )

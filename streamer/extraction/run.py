@@ -30,6 +30,7 @@ from streamer.framework.errors import StreamerError
 from streamer.framework.kinds.extraction import ExtractionSpec, RulesContext
 from streamer.framework.kinds.registry import ArtifactKind
 
+Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk, str] | None]
 ChunkProgress = Callable[[str, int, int], None]
 """``progress(lane_id, chunks_done, chunk_total)``, called as chunks complete."""
 
@@ -139,12 +140,13 @@ class _Asker:
         }
 
     async def run(self) -> None:
-        workers = max(1, self._settings.concurrency) * 2
-        queue: asyncio.Queue[tuple[LanePlan, ExtractionChunk, str] | None] = asyncio.Queue(
-            maxsize=workers
-        )
-        tasks = [asyncio.create_task(self._work(queue)) for _ in range(workers)]
-        try:
+        """Workers take (lane, chunk) jobs from a bounded queue, so that only the chunks in
+        flight are held; a worker that fails unexpectedly stops the run (``TaskGroup``)."""
+        workers = self._settings.concurrency * 2
+        queue: Jobs = asyncio.Queue(maxsize=workers)
+        async with asyncio.TaskGroup() as group:
+            for _ in range(workers):
+                group.create_task(self._work(queue))
             for chunk in self._plan.chunks():
                 for lane in self._lanes:
                     if lane.failed:
@@ -155,13 +157,8 @@ class _Asker:
                         self._done(lane)
                         continue
                     await queue.put((lane, chunk, key))
-            for _ in tasks:
+            for _ in range(workers):
                 await queue.put(None)
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
 
     def _done(self, lane: LanePlan) -> None:
         lane.stats.chunks += 1
@@ -242,7 +239,10 @@ def ask_model_lanes(
         finally:
             await transport.aclose()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except ExceptionGroup as group:  # one worker's unexpected failure: report it as such
+        raise group.exceptions[0] from None
 
 
 def write_lane_files(
