@@ -123,7 +123,9 @@ def _header(line: bytes, where: str, lane_id: str, kind_name: str) -> Candidates
         or source.keys() != _SOURCE
         or not all(type(value) is str and value for value in source.values())
     ):
-        raise InputError(f"{where}: $.source must be an object with document_id and semantic_digest")
+        raise InputError(
+            f"{where}: $.source must be an object with document_id and semantic_digest"
+        )
     if not _DIGEST.match(source["semantic_digest"]):
         raise InputError(f"{where}: $.source.semantic_digest must be sha256: and 64 hex digits")
     extractor = data["extractor"]
@@ -136,14 +138,14 @@ def _candidate(line: bytes, number: int, lane_id: str) -> RawCandidate | Rejecti
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return Rejection(lane_id, number, None, Reason.INVALID_JSON, "$")
+        return Rejection(lane_id, number, None, Reason.INVALID_JSON.value, "$")
     if type(data) is not dict:
-        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE, "$")
+        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, "$")
     if data.keys() != _CANDIDATE:
         unknown = sorted(set(data) - _CANDIDATE)
         path = "$" if unknown else f"$.{sorted(_CANDIDATE - set(data))[0]}"
-        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE, path)
+        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, path)
     chunk_id = data["chunk_id"]
     if type(chunk_id) is not str or not chunk_id:
-        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE, "$.chunk_id")
+        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, "$.chunk_id")
     return RawCandidate(number, chunk_id, data["record"])

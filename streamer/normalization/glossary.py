@@ -108,8 +108,7 @@ def _names(value: Any, where: str) -> Names:
             key = name_key(alias)
             if canonical.setdefault(key, name) != name:
                 raise ConfigurationError(
-                    f"{where}: {path}: a name or alias is also listed in entry "
-                    f"{entry_of[key] + 1}",
+                    f"{where}: {path}: a name or alias is also listed in entry {entry_of[key] + 1}",
                     hint="names and aliases are compared by their name key "
                     "(case, apostrophe forms and spacing ignored)",
                 )

@@ -1,8 +1,9 @@
 """Names: the documented name key, and canonical names through the glossary's aliases.
 
 The *name key* of a name is the name in Unicode NFKC, case-folded, with every apostrophe
-form (``’ ‘ ʼ ` ´``) written ``'`` and every run of white space one space, trimmed. Two
-names with the same key are the same name: ``Vex’ahlia`` and ``vex'ahlia``. Nothing else
+form (U+2019, U+2018, U+02BC, U+0060, U+00B4) written ``'`` and every run of white space
+one space, trimmed. Two names with the same key are the same name: ``VEX'AHLIA`` and
+``vex'ahlia`` (or with U+2019 for the apostrophe). Nothing else
 is removed (``Vexahlia`` is another name unless the glossary lists it as an alias).
 """
 
