@@ -46,16 +46,66 @@ PLANTED: list[tuple[bytes | dict[str, Any], str, str, str | None]] = [
     ({"chunk_id": "chunk-000001"}, "invalid_candidate", "$.record", None),
     ({"chunk_id": "chunk-000001", "record": {}, "extra": 1}, "invalid_candidate", "$", None),
     ({"chunk_id": "", "record": {}}, "invalid_candidate", "$.chunk_id", None),
-    (candidate("chunk-000001", {"spell": "Fireball", "source_refs": [ref("u1")]}), "invalid_record", "$.record.caster", "chunk-000001"),
-    (candidate("chunk-000001", cast("", None, ref("u1"))), "invalid_record", "$.record.spell", "chunk-000001"),
-    (candidate("chunk-000001", {**cast("Fireball", None, ref("u1")), "notes": "x"}), "invalid_record", "$.record", "chunk-000001"),
-    (candidate("chunk-000001", cast("Fireball", None)), "invalid_record", "$.record.source_refs", "chunk-000001"),
-    (candidate("chunk-000009", cast("Fireball", None, ref("u1"))), "unknown_chunk", "$.chunk_id", None),
-    (candidate("chunk-000001", cast("Fireball", None, ref("u99"))), "unknown_unit", "$.record.source_refs[0].start_unit_id", "chunk-000001"),
-    (candidate("chunk-000001", cast("Fireball", None, ref("u1"), ref("u2", "u98"))), "unknown_unit", "$.record.source_refs[1].end_unit_id", "chunk-000001"),
-    (candidate("chunk-000001", cast("Fireball", None, ref("u3", "u2"))), "reversed_reference", "$.record.source_refs[0]", "chunk-000001"),
-    (candidate("chunk-000002", cast("Fireball", None, ref("u3", "u5"))), "outside_chunk", "$.record.source_refs[0].start_unit_id", "chunk-000002"),
-    (candidate("chunk-000001", cast("Fireball", None, ref("u5", "u6"))), "outside_chunk", "$.record.source_refs[0].end_unit_id", "chunk-000001"),
+    (
+        candidate("chunk-000001", {"spell": "Fireball", "source_refs": [ref("u1")]}),
+        "invalid_record",
+        "$.record.caster",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000001", cast("", None, ref("u1"))),
+        "invalid_record",
+        "$.record.spell",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000001", {**cast("Fireball", None, ref("u1")), "notes": "x"}),
+        "invalid_record",
+        "$.record",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000001", cast("Fireball", None)),
+        "invalid_record",
+        "$.record.source_refs",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000009", cast("Fireball", None, ref("u1"))),
+        "unknown_chunk",
+        "$.chunk_id",
+        None,
+    ),
+    (
+        candidate("chunk-000001", cast("Fireball", None, ref("u99"))),
+        "unknown_unit",
+        "$.record.source_refs[0].start_unit_id",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000001", cast("Fireball", None, ref("u1"), ref("u2", "u98"))),
+        "unknown_unit",
+        "$.record.source_refs[1].end_unit_id",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000001", cast("Fireball", None, ref("u3", "u2"))),
+        "reversed_reference",
+        "$.record.source_refs[0]",
+        "chunk-000001",
+    ),
+    (
+        candidate("chunk-000002", cast("Fireball", None, ref("u3", "u5"))),
+        "outside_chunk",
+        "$.record.source_refs[0].start_unit_id",
+        "chunk-000002",
+    ),
+    (
+        candidate("chunk-000001", cast("Fireball", None, ref("u5", "u6"))),
+        "outside_chunk",
+        "$.record.source_refs[0].end_unit_id",
+        "chunk-000001",
+    ),
 ]
 
 
@@ -127,7 +177,10 @@ def test_chunk_ids_are_exactly_those_of_streamer_chunk(tmp_path: Path) -> None:
     run = run_cli(["chunk", "--config", str(case.config), "--source", str(case.source)])
     chunks = [orjson.loads(line) for line in run.stdout.splitlines()]
     lines = [
-        candidate(chunk["chunk_id"], cast("Light", None, ref(chunk["start_unit_id"], chunk["end_unit_id"])))
+        candidate(
+            chunk["chunk_id"],
+            cast("Light", None, ref(chunk["start_unit_id"], chunk["end_unit_id"])),
+        )
         for chunk in chunks
     ]
     lines.append(candidate(f"chunk-{len(chunks) + 1:06d}", cast("Light", None, ref("u12"))))
@@ -195,26 +248,47 @@ def test_glossary_aliases_canonicalize_every_name_member_and_the_party_becomes_t
     tmp_path: Path,
 ) -> None:
     case = source_case(
-        tmp_path / "case", IDS, ["spells", "npcs", "combat-turns", "party-roster"], max_units=5, overlap_units=2
+        tmp_path / "case",
+        IDS,
+        ["spells", "npcs", "combat-turns", "party-roster"],
+        max_units=5,
+        overlap_units=2,
     )
     glossary = tmp_path / "campaign.yaml"
     glossary.write_text(GLOSSARY, encoding="utf-8")
     folder = tmp_path / "candidates"
-    write_candidates(folder, "spells", case, [
-        candidate("chunk-000001", cast("Hunter's Mark", "vex", ref("u1"))),
-        candidate("chunk-000001", cast("Hunter's Mark", "VEXAHLIA", ref("u1"))),
-        candidate("chunk-000001", cast("Hunter's Mark", None, ref("u2"))),
-        candidate("chunk-000001", cast("Hunter's Mark", "Scanlan", ref("u3"))),
-    ])
-    write_candidates(folder, "npcs", case, [
-        candidate("chunk-000001", {"name": "The Barkeep", "source_refs": [ref("u2")]}),
-        candidate("chunk-000002", {"name": "brenna", "source_refs": [ref("u5")]}),
-        candidate("chunk-000003", {"name": "Kima", "source_refs": [ref("u9")]}),
-        candidate("chunk-000003", {"name": "KIMA", "source_refs": [ref("u7")]}),
-    ])
-    write_candidates(folder, "combat-turns", case, [
-        candidate("chunk-000001", {"combatant": "grog", "round": None, "source_refs": [ref("u4")]}),
-    ])
+    write_candidates(
+        folder,
+        "spells",
+        case,
+        [
+            candidate("chunk-000001", cast("Hunter's Mark", "vex", ref("u1"))),
+            candidate("chunk-000001", cast("Hunter's Mark", "VEXAHLIA", ref("u1"))),
+            candidate("chunk-000001", cast("Hunter's Mark", None, ref("u2"))),
+            candidate("chunk-000001", cast("Hunter's Mark", "Scanlan", ref("u3"))),
+        ],
+    )
+    write_candidates(
+        folder,
+        "npcs",
+        case,
+        [
+            candidate("chunk-000001", {"name": "The Barkeep", "source_refs": [ref("u2")]}),
+            candidate("chunk-000002", {"name": "brenna", "source_refs": [ref("u5")]}),
+            candidate("chunk-000003", {"name": "Kima", "source_refs": [ref("u9")]}),
+            candidate("chunk-000003", {"name": "KIMA", "source_refs": [ref("u7")]}),
+        ],
+    )
+    write_candidates(
+        folder,
+        "combat-turns",
+        case,
+        [
+            candidate(
+                "chunk-000001", {"combatant": "grog", "round": None, "source_refs": [ref("u4")]}
+            ),
+        ],
+    )
     result, _ = normalize(case, folder, tmp_path / "out", glossary=glossary)
     out = tmp_path / "out"
     assert [(r["caster"], r["source_refs"]) for r in records(out, "spells")] == [
@@ -226,23 +300,37 @@ def test_glossary_aliases_canonicalize_every_name_member_and_the_party_becomes_t
         ("Brenna", [ref("u2"), ref("u5")]),
         ("KIMA", [ref("u7"), ref("u9")]),  # the spelling cited first, all references
     ]
-    assert [(r["combatant"], r["round"]) for r in records(out, "combat-turns")] == [("Grog Strongjaw", None)]
+    assert [(r["combatant"], r["round"]) for r in records(out, "combat-turns")] == [
+        ("Grog Strongjaw", None)
+    ]
     assert records(out, "party-roster") == [
         {"player": "LAURA", "character": "Vex'ahlia"},
         {"player": "TRAVIS", "character": "Grog Strongjaw"},
     ]
-    assert result.files == ("combat-turns.json", "npcs.json", "party-roster.json", "rejections.jsonl", "spells.json")
+    assert result.files == (
+        "combat-turns.json",
+        "npcs.json",
+        "party-roster.json",
+        "rejections.jsonl",
+        "spells.json",
+    )
 
 
 def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path: Path) -> None:
     case = spells_case(tmp_path)
     (case.root / "campaign.yaml").write_text(GLOSSARY, encoding="utf-8")
     case.config.write_text(
-        case.config.read_text() + "  normalization:\n    glossary: campaign.yaml\n", encoding="utf-8"
+        case.config.read_text() + "  normalization:\n    glossary: campaign.yaml\n",
+        encoding="utf-8",
     )
-    folder = write_candidates(tmp_path / "candidates", "spells", case, [
-        candidate("chunk-000001", cast("Shield", "vex", ref("u1"))),
-    ])
+    folder = write_candidates(
+        tmp_path / "candidates",
+        "spells",
+        case,
+        [
+            candidate("chunk-000001", cast("Shield", "vex", ref("u1"))),
+        ],
+    )
     normalize(case, folder, tmp_path / "out")
     assert records(tmp_path / "out", "spells")[0]["caster"] == "Vex'ahlia"
 
@@ -251,9 +339,15 @@ def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path:
     ("text", "message"),
     [
         ("names: [a]\n", "glossary g.yaml: $.names must be a mapping of names to alias lists"),
-        ("names: {Vex: [Grog], Grog: []}\n", "glossary g.yaml: $.names (entry 2): a name or alias is also listed in entry 1 (hint: names and aliases are compared by their name key (case, apostrophe forms and spacing ignored))"),
+        (
+            "names: {Vex: [Grog], Grog: []}\n",
+            "glossary g.yaml: $.names (entry 2): a name or alias is also listed in entry 1 (hint: names and aliases are compared by their name key (case, apostrophe forms and spacing ignored))",
+        ),
         ("names: {Vex: [3]}\n", "glossary g.yaml: $.names (entry 1)[0] must be a non-empty string"),
-        ("monsters: []\n", 'glossary g.yaml: $: unknown member "monsters" (hint: accepted: names, party)'),
+        (
+            "monsters: []\n",
+            'glossary g.yaml: $: unknown member "monsters" (hint: accepted: names, party)',
+        ),
         ("names: {Vex: []}\nnames: {}\n", "glossary g.yaml line 2: duplicate key"),
         ("party: [{player: LAURA}]\n", "glossary: $.party[0].character is required"),
     ],
@@ -273,20 +367,43 @@ def test_glossary_errors_are_configuration_errors_without_names(
 # -- identity, IDs and determinism --------------------------------------------------------
 
 
-def test_duplicates_from_overlapping_chunks_collapse_and_distinct_evidence_does_not(tmp_path: Path) -> None:
-    case = source_case(tmp_path / "case", IDS, ["spells", "scene-descriptions"], max_units=5, overlap_units=2)
+def test_duplicates_from_overlapping_chunks_collapse_and_distinct_evidence_does_not(
+    tmp_path: Path,
+) -> None:
+    case = source_case(
+        tmp_path / "case", IDS, ["spells", "scene-descriptions"], max_units=5, overlap_units=2
+    )
     folder = tmp_path / "candidates"
-    write_candidates(folder, "spells", case, [
-        candidate("chunk-000001", cast("Fireball", "Keyleth", ref("u4", "u5"))),
-        candidate("chunk-000002", cast("fire ball", "Keyleth", ref("u5"), ref("u4", "u5"))),
-        candidate("chunk-000002", cast("Fireball", "Keyleth", ref("u7"))),  # another cast
-        candidate("chunk-000002", cast("Fireball", None, ref("u5"))),  # other members
-    ])
-    write_candidates(folder, "scene-descriptions", case, [
-        {"chunk_id": "chunk-000001", "record": {"location": "Tavern", "source_ref": ref("u2", "u5")}},
-        {"chunk_id": "chunk-000002", "record": {"location": "Tavern", "source_ref": ref("u4", "u8")}},
-        {"chunk_id": "chunk-000003", "record": {"location": "Road", "source_ref": ref("u9", "u11")}},
-    ])
+    write_candidates(
+        folder,
+        "spells",
+        case,
+        [
+            candidate("chunk-000001", cast("Fireball", "Keyleth", ref("u4", "u5"))),
+            candidate("chunk-000002", cast("fire ball", "Keyleth", ref("u5"), ref("u4", "u5"))),
+            candidate("chunk-000002", cast("Fireball", "Keyleth", ref("u7"))),  # another cast
+            candidate("chunk-000002", cast("Fireball", None, ref("u5"))),  # other members
+        ],
+    )
+    write_candidates(
+        folder,
+        "scene-descriptions",
+        case,
+        [
+            {
+                "chunk_id": "chunk-000001",
+                "record": {"location": "Tavern", "source_ref": ref("u2", "u5")},
+            },
+            {
+                "chunk_id": "chunk-000002",
+                "record": {"location": "Tavern", "source_ref": ref("u4", "u8")},
+            },
+            {
+                "chunk_id": "chunk-000003",
+                "record": {"location": "Road", "source_ref": ref("u9", "u11")},
+            },
+        ],
+    )
     normalize(case, folder, tmp_path / "out")
     out = tmp_path / "out"
     assert [(r["caster"], r["source_refs"]) for r in records(out, "spells")] == [
@@ -304,16 +421,22 @@ def test_the_id_function_is_the_documented_one(tmp_path: Path) -> None:
     import hashlib
 
     case = spells_case(tmp_path)
-    folder = write_candidates(tmp_path / "candidates", "spells", case, [
-        candidate("chunk-000001", cast("Fireball", None, ref("u2", "u3"))),
-    ])
+    folder = write_candidates(
+        tmp_path / "candidates",
+        "spells",
+        case,
+        [
+            candidate("chunk-000001", cast("Fireball", None, ref("u2", "u3"))),
+        ],
+    )
     normalize(case, folder, tmp_path / "out")
     (record,) = records(tmp_path / "out", "spells")
     text = '["doc-1","spells",{"caster":null,"spell":"Fireball"},1]'
     assert record["spell_cast_id"] == "spell-" + hashlib.sha256(text.encode()).hexdigest()[:16]
-    assert record_id("npc", "doc-1", "npcs", "brenna", None) == "npc-" + hashlib.sha256(
-        b'["doc-1","npcs","brenna",null]'
-    ).hexdigest()[:16]
+    assert (
+        record_id("npc", "doc-1", "npcs", "brenna", None)
+        == "npc-" + hashlib.sha256(b'["doc-1","npcs","brenna",null]').hexdigest()[:16]
+    )
 
 
 def all_lane_lines(case):  # type: ignore[no-untyped-def]
@@ -348,6 +471,10 @@ def run_lines(tmp_path: Path, name: str, lines: dict[str, list[Any]]) -> dict[st
     return {path.name: path.read_bytes() for path in sorted(out.iterdir())}
 
 
+def reasons(data: bytes) -> list[tuple[str, str]]:
+    return sorted((r["reason"], r["path"]) for r in map(orjson.loads, data.splitlines()))
+
+
 def test_shuffled_candidate_order_gives_the_same_bytes(tmp_path: Path) -> None:
     lines = all_lane_lines(None)
     first = run_lines(tmp_path, "a", lines)
@@ -358,8 +485,7 @@ def test_shuffled_candidate_order_gives_the_same_bytes(tmp_path: Path) -> None:
         lanes = {name: data for name, data in again.items() if name != "rejections.jsonl"}
         assert lanes == {name: data for name, data in first.items() if name != "rejections.jsonl"}
         # a rejection names its line, which moved: the same rejections, by reason and path
-        strip = lambda data: sorted((r["reason"], r["path"]) for r in map(orjson.loads, data.splitlines()))  # noqa: E731
-        assert strip(again["rejections.jsonl"]) == strip(first["rejections.jsonl"])
+        assert reasons(again["rejections.jsonl"]) == reasons(first["rejections.jsonl"])
     assert run_lines(tmp_path, "b", lines) == first
 
 
@@ -374,13 +500,19 @@ def ids_by_value(files: dict[str, bytes]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("lane", ["spells", "npcs", "scene-descriptions"])
-def test_adding_or_removing_an_unrelated_candidate_renames_nothing(tmp_path: Path, lane: str) -> None:
+def test_adding_or_removing_an_unrelated_candidate_renames_nothing(
+    tmp_path: Path, lane: str
+) -> None:
     lines = all_lane_lines(None)
     before = ids_by_value(run_lines(tmp_path, "before", lines))
     extra = {
         "spells": candidate("chunk-000003", cast("Light", None, ref("u7"))),
-        "npcs": candidate("chunk-000004", {"name": "Scanlan's Mother", "source_refs": [ref("u12")]}),
-        "scene-descriptions": candidate("chunk-000003", {"location": "Crypt", "source_ref": ref("u7", "u8")}),
+        "npcs": candidate(
+            "chunk-000004", {"name": "Scanlan's Mother", "source_refs": [ref("u12")]}
+        ),
+        "scene-descriptions": candidate(
+            "chunk-000003", {"location": "Crypt", "source_ref": ref("u7", "u8")}
+        ),
     }[lane]
     added = ids_by_value(run_lines(tmp_path, "added", {**lines, lane: [extra, *lines[lane]]}))
     assert set(before) < set(added) and len(added) == len(before) + 1
@@ -398,10 +530,22 @@ def test_adding_or_removing_an_unrelated_candidate_renames_nothing(tmp_path: Pat
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"source": {"document_id": "other", "semantic_digest": "sha256:" + "0" * 64}}, "candidates spells.jsonl line 1: $.source.document_id does not name the source document"),
-        ({"artifact_kind": "dnd/npcs"}, "candidates spells.jsonl line 1: $.artifact_kind is not the lane's kind dnd/spell-casts"),
-        ({"lane_id": "npcs"}, "candidates spells.jsonl line 1: $.lane_id does not name lane spells"),
-        ({"extractor": None}, "candidates spells.jsonl line 1: $.extractor must be an object of strings"),
+        (
+            {"source": {"document_id": "other", "semantic_digest": "sha256:" + "0" * 64}},
+            "candidates spells.jsonl line 1: $.source.document_id does not name the source document",
+        ),
+        (
+            {"artifact_kind": "dnd/npcs"},
+            "candidates spells.jsonl line 1: $.artifact_kind is not the lane's kind dnd/spell-casts",
+        ),
+        (
+            {"lane_id": "npcs"},
+            "candidates spells.jsonl line 1: $.lane_id does not name lane spells",
+        ),
+        (
+            {"extractor": None},
+            "candidates spells.jsonl line 1: $.extractor must be an object of strings",
+        ),
     ],
 )
 def test_a_header_naming_another_document_or_kind_fails_the_run_and_writes_nothing(
@@ -430,7 +574,9 @@ MARKER = "MARKER-\u00e9\u4e00-7f3a"
 
 def marked(value: Any) -> Any:
     if isinstance(value, dict):
-        return {marked(k) if k not in {"chunk_id", "record"} else k: marked(v) for k, v in value.items()}
+        return {
+            marked(k) if k not in {"chunk_id", "record"} else k: marked(v) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [marked(item) for item in value]
     if isinstance(value, str):
@@ -438,14 +584,20 @@ def marked(value: Any) -> Any:
     return value
 
 
-def test_a_marker_in_every_candidate_value_never_reaches_stderr_or_rejections(tmp_path: Path) -> None:
+def test_a_marker_in_every_candidate_value_never_reaches_stderr_or_rejections(
+    tmp_path: Path,
+) -> None:
     case = spells_case(tmp_path)
     lines: list[Any] = [marked(line) for line, *_ in PLANTED if isinstance(line, dict)]
     lines += [
         marked(candidate("chunk-000001", cast("Fireball", None, ref("u1")))),
-        candidate("chunk-000001", {"spell": MARKER, "caster": MARKER, "source_refs": [ref("u1", MARKER)]}),
+        candidate(
+            "chunk-000001", {"spell": MARKER, "caster": MARKER, "source_refs": [ref("u1", MARKER)]}
+        ),
         candidate("chunk-000001", {"spell": MARKER, "caster": 3, "source_refs": [ref("u1")]}),
-        candidate("chunk-000001", {MARKER: 1, "spell": "x", "caster": None, "source_refs": [ref("u1")]}),
+        candidate(
+            "chunk-000001", {MARKER: 1, "spell": "x", "caster": None, "source_refs": [ref("u1")]}
+        ),
         {MARKER: MARKER},
         MARKER.encode(),
     ]
@@ -459,7 +611,13 @@ def test_a_marker_in_every_candidate_value_never_reaches_stderr_or_rejections(tm
 
 
 def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
-    case = source_case(tmp_path / "case", IDS, ["spells", "npcs", "scene-descriptions"], max_units=5, overlap_units=2)
+    case = source_case(
+        tmp_path / "case",
+        IDS,
+        ["spells", "npcs", "scene-descriptions"],
+        max_units=5,
+        overlap_units=2,
+    )
     folder = tmp_path / "candidates"
     for lane_id, items in all_lane_lines(case).items():
         write_candidates(folder, lane_id, case, items)
@@ -467,8 +625,25 @@ def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
     run = normalize_cli(case, folder, lanes)
     assert run.status == 0, run.stderr
     receipt = orjson.loads(run.stdout)
-    assert receipt["files"] == ["npcs.json", "rejections.jsonl", "scene-descriptions.json", "spells.json"]
-    bundle = run_cli(["bundle", "--config", str(case.config), "--source", str(case.source), "--lanes-dir", str(lanes), "--output", str(tmp_path / "bundle")])
+    assert receipt["files"] == [
+        "npcs.json",
+        "rejections.jsonl",
+        "scene-descriptions.json",
+        "spells.json",
+    ]
+    bundle = run_cli(
+        [
+            "bundle",
+            "--config",
+            str(case.config),
+            "--source",
+            str(case.source),
+            "--lanes-dir",
+            str(lanes),
+            "--output",
+            str(tmp_path / "bundle"),
+        ]
+    )
     assert bundle.status == 0, bundle.stderr
     assert orjson.loads(bundle.stdout)["normalized_lanes"] == 3
     valid = run_cli(["validate", str(tmp_path / "bundle")])
@@ -483,7 +658,10 @@ def test_a_lane_without_candidates_has_no_output_and_is_warned(tmp_path: Path) -
     case = source_case(tmp_path / "case", IDS, ["spells", "npcs"])
     folder = write_candidates(tmp_path / "candidates", "spells", case, [])
     result, warnings = normalize(case, folder, tmp_path / "out", lanes=["npcs", "spells"])
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["rejections.jsonl", "spells.json"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "rejections.jsonl",
+        "spells.json",
+    ]
     assert warnings == ["lanes without candidates, without a normalized output: npcs"]
     assert [lane.lane_id for lane in result.lanes] == ["npcs", "spells"]
     assert records(tmp_path / "out", "spells") == []
