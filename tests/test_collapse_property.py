@@ -29,7 +29,12 @@ def candidates(draw: Any, single: bool = False) -> list[Grounded]:
     out = []
     for line in range(count):
         cited = [draw(refs)] if single else draw(st.lists(refs, min_size=1, max_size=3))
-        out.append(Grounded(line + 2, draw(members), collapse.distinct_refs(cited)))
+        drawn = draw(members)
+        identity = {
+            **drawn,
+            "caster": None if drawn["caster"] is None else name_key(drawn["caster"]),
+        }
+        out.append(Grounded(line + 2, drawn, collapse.distinct_refs(cited), identity))
     return out
 
 
@@ -45,7 +50,7 @@ def brute_components(items: list[Grounded]) -> list[list[Grounded]]:
         merged = False
         for i in range(len(groups)):
             for j in range(i + 1, len(groups)):
-                if groups[i][0].members == groups[j][0].members and any(
+                if groups[i][0].identity == groups[j][0].identity and any(
                     overlap(a, b) for a in groups[i] for b in groups[j]
                 ):
                     groups[i] += groups.pop(j)
@@ -54,6 +59,15 @@ def brute_components(items: list[Grounded]) -> list[list[Grounded]]:
             if merged:
                 break
     return groups
+
+
+def published(group: list[Grounded]) -> dict[str, Any]:
+    """The members a record publishes: its candidate cited first, then smallest spelling."""
+    first = min(group, key=lambda item: (item.refs[0], repr(sorted(item.members.items(), key=str))))
+    return min(
+        (item.members for item in group if item.refs[0] == first.refs[0]),
+        key=lambda members: collapse.canonical(members),
+    )
 
 
 def as_set(groups: list[collapse.Group]) -> list[tuple[Any, ...]]:

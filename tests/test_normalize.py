@@ -666,3 +666,79 @@ def test_a_lane_without_candidates_has_no_output_and_is_warned(tmp_path: Path) -
     assert [lane.lane_id for lane in result.lanes] == ["npcs", "spells"]
     assert records(tmp_path / "out", "spells") == []
     assert (tmp_path / "out" / "rejections.jsonl").read_bytes() == b""
+
+
+# -- the shipped line schemas -------------------------------------------------------------
+
+
+def test_candidate_header_and_rejection_lines_match_their_schemas(tmp_path: Path) -> None:
+    from streamer.normalization.rejections import Reason
+    from streamer.output.schema_catalog import load_schema
+    from tests.bundle_support import schema_errors
+
+    case = spells_case(tmp_path)
+    good = candidate("chunk-000001", cast("Fireball", "Keyleth", ref("u2")))
+    folder = write_candidates(
+        tmp_path / "candidates", "spells", case, [good, *[line for line, *_ in PLANTED]]
+    )
+    normalize(case, folder, tmp_path / "out")
+    found = rejections(tmp_path / "out")
+    assert len(found) == len(PLANTED)
+    for item in found:
+        assert schema_errors(item, "notarius.normalization.rejection") == []
+    assert schema_errors({**found[0], "value": "x"}, "notarius.normalization.rejection") == [
+        "$: additionalProperties"
+    ]
+    lines = (folder / "spells.jsonl").read_bytes().splitlines()
+    assert schema_errors(orjson.loads(lines[0]), "notarius.normalization.candidates_header") == []
+    assert schema_errors(orjson.loads(lines[1]), "notarius.normalization.candidate") == []
+    assert schema_errors({"chunk_id": "c"}, "notarius.normalization.candidate") == ["$: required"]
+    enum = load_schema("notarius.normalization.rejection")["properties"]["reason"]["enum"]
+    assert enum == [reason.value for reason in Reason]
+
+
+def test_the_demo_candidates_normalize_bundle_and_validate(tmp_path: Path) -> None:
+    from tests.bundle_support import DEMO
+
+    args = ["--config", str(DEMO / "streamer.yaml"), "--source", str(DEMO / "session.jsonl")]
+    run = run_cli(
+        [
+            "normalize",
+            *args,
+            "--candidates-dir",
+            str(DEMO / "candidates"),
+            "--glossary",
+            str(DEMO / "campaign.yaml"),
+            "--output-dir",
+            str(tmp_path / "lanes"),
+        ]
+    )
+    assert run.status == 0, run.stderr
+    lanes = {
+        lane["lane_id"]: (lane["candidates"], lane["accepted"], lane["records"])
+        for lane in orjson.loads(run.stdout)["lanes"]
+    }
+    assert lanes == {
+        "spells": (4, 3, 2),
+        "npcs": (2, 2, 1),
+        "npc-interactions": (1, 1, 1),
+        "combat-turns": (5, 4, 3),
+        "item-events": (1, 1, 1),
+        "scene-descriptions": (4, 4, 2),
+    }
+    assert [(r["caster"], r["spell"]) for r in records(tmp_path / "lanes", "spells")] == [
+        ("Vex'ahlia", "Hunter's Mark"),
+        ("Scanlan", "Thunderwave"),
+    ]
+    bundle = run_cli(
+        [
+            "bundle",
+            *args,
+            "--lanes-dir",
+            str(tmp_path / "lanes"),
+            "--output",
+            str(tmp_path / "bundle"),
+        ]
+    )
+    assert bundle.status == 0, bundle.stderr
+    assert run_cli(["validate", str(tmp_path / "bundle")]).status == 0

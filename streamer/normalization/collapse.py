@@ -5,13 +5,17 @@ document positions only (unit IDs are opaque). A reference here is a ``Ref``: it
 and end positions and unit IDs; two references overlap when each starts at or before the
 other's end. The rules (``NormalizationSpec`` names them; ``docs/normalization.md``):
 
-- ``occurrences``: candidates with equal canonical members are one record when their
+Members are compared by identity: the canonical members with every name member replaced
+by its name key (``Scanlan`` and ``scanlan`` are the same caster); a record publishes the
+members of its candidate cited first (then the smallest spelling), never a mix.
+
+- ``occurrences``: candidates with equal identities are one record when their
   references overlap, directly or through a chain of such candidates (the connected
   components of the overlap graph); the record cites the union of their references, exact
   duplicates removed, ordered by position. Candidates citing disjoint evidence stay apart.
 - ``registry``: candidates whose key member has the same name key are one record citing
-  the union of their references; its members are those of the candidate cited first.
-- ``spans``: one reference a record. Candidates with equal canonical members whose ranges
+  the union of their references.
+- ``spans``: one reference a record. Candidates with equal identities whose ranges
   overlap (connected components, as above) are one record, which keeps the one reference
   of the component covering the most units (the earliest-starting of those), unchanged.
 """
@@ -43,25 +47,33 @@ class Ref:
 
 @dataclass(frozen=True)
 class Grounded:
-    """An accepted candidate: its canonical members (evidence aside) and references."""
+    """An accepted candidate: its canonical members (evidence aside), its references and
+    its identity ``key`` (the members as compared: name members by their name key)."""
 
     line: int
     members: dict[str, Any]
     refs: tuple[Ref, ...]  # distinct, ordered by position
+    identity: Any = None
 
     @property
     def key(self) -> bytes:
-        """Equal canonical members, equal key."""
+        """Equal identities, equal key (the members themselves when no identity is given)."""
+        return canonical(self.members if self.identity is None else self.identity)
+
+    @property
+    def spelling(self) -> bytes:
         return canonical(self.members)
 
 
 @dataclass(frozen=True)
 class Group:
-    """One record to be: its members, its references, ordered, and its source lines."""
+    """One record to be: its members, its references, ordered, its source lines and its
+    identity (that of its candidates)."""
 
     members: dict[str, Any]
     refs: tuple[Ref, ...]
     lines: tuple[int, ...]
+    identity: Any = None
 
 
 def distinct_refs(refs: Sequence[Ref]) -> tuple[Ref, ...]:
@@ -119,7 +131,9 @@ def _by_key(items: Sequence[Grounded], key: Callable[[Grounded], Any]) -> list[l
 
 
 def _first_cited(item: Grounded) -> tuple[Any, ...]:
-    return (item.refs[0].start, item.refs[0].end, item.key, item.line)
+    """The candidate whose members a record publishes: the one cited first, then the
+    smallest spelling (code-point order of its canonical JSON): never the line order."""
+    return (item.refs[0], item.spelling)
 
 
 def occurrences(items: Sequence[Grounded]) -> list[Group]:
@@ -127,7 +141,8 @@ def occurrences(items: Sequence[Grounded]) -> list[Group]:
     for same in _by_key(items, lambda item: item.key):
         for component in overlap_components(same):
             refs = distinct_refs([ref for item in component for ref in item.refs])
-            out.append(Group(component[0].members, refs, _lines(component)))
+            first = min(component, key=_first_cited)
+            out.append(Group(first.members, refs, _lines(component), first.identity))
     return _ordered(out)
 
 
@@ -136,7 +151,7 @@ def registry(items: Sequence[Grounded], key: Callable[[Grounded], str]) -> list[
     for same in _by_key(items, key):
         first = min(same, key=_first_cited)
         refs = distinct_refs([ref for item in same for ref in item.refs])
-        out.append(Group(first.members, refs, _lines(same)))
+        out.append(Group(first.members, refs, _lines(same), key(first)))
     return _ordered(out)
 
 
@@ -147,7 +162,8 @@ def spans(items: Sequence[Grounded]) -> list[Group]:
             kept = min(
                 (item.refs[0] for item in component), key=lambda ref: (ref.start - ref.end, ref)
             )
-            out.append(Group(component[0].members, (kept,), _lines(component)))
+            first = min(component, key=_first_cited)
+            out.append(Group(first.members, (kept,), _lines(component), first.identity))
     return _ordered(out)
 
 

@@ -4,8 +4,9 @@
 JSON of [document_id, lane_id, identity key, first cited position]``, where
 
 - the *identity key* is the record's canonical members, evidence and ID aside, as an
-  object (``{"caster":"Keyleth","spell":"Fireball"}``), or for a registry kind the name
-  key of its key member (``"brenna"``);
+  object, with every name member replaced by its name key
+  (``{"caster":"keyleth","spell":"Fireball"}``), or for a registry kind the name key of
+  its key member (``"brenna"``);
 - the *first cited position* is the document position (from 0) of the start unit of the
   record's first reference, or ``null`` for a registry kind (one record per name: its ID
   does not move when an earlier mention is found).

@@ -98,7 +98,9 @@ def normalize_lane(
         outcome = _accept(raw, kind, spec, chunks, positions, names)
         if isinstance(outcome, Problem):
             known = raw.chunk_id if raw.chunk_id in chunks else None
-            rejections.append(Rejection(lane_id, raw.line, known, outcome.reason.value, outcome.path))
+            rejections.append(
+                Rejection(lane_id, raw.line, known, outcome.reason.value, outcome.path)
+            )
         else:
             accepted.append(outcome)
     rejections.sort(key=lambda rejection: rejection.line)
@@ -133,7 +135,11 @@ def _accept(
     for name, catalog in spec.catalogs.items():
         if members.get(name) is not None:
             members[name] = catalog.canonical(members[name])
-    return Grounded(raw.line, members, collapse.distinct_refs(refs))
+    identity = {
+        name: name_key(value) if name in spec.name_members and value is not None else value
+        for name, value in members.items()
+    }
+    return Grounded(raw.line, members, collapse.distinct_refs(refs), identity)
 
 
 def _collapse(spec: NormalizationSpec, accepted: list[Grounded]) -> list[Group]:
@@ -156,12 +162,8 @@ def _records(
     records: list[Any] = []
     seen: set[str] = set()
     for index, group in enumerate(groups):
-        if spec.collapse is Collapse.REGISTRY:
-            assert spec.key_member is not None
-            key: Any = name_key(group.members[spec.key_member])
-            position: int | None = None
-        else:
-            key, position = group.members, group.refs[0].start
+        key: Any = group.identity
+        position = None if spec.collapse is Collapse.REGISTRY else group.refs[0].start
         identifier = record_id(spec.id_prefix, source.document_id, lane_id, key, position)
         if identifier in seen:  # pragma: no cover - a SHA-256 prefix collision
             raise InputError(f"lane {lane_id}: two records have the same ID; please report it")
