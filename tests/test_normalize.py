@@ -742,3 +742,21 @@ def test_the_demo_candidates_normalize_bundle_and_validate(tmp_path: Path) -> No
     )
     assert bundle.status == 0, bundle.stderr
     assert run_cli(["validate", str(tmp_path / "bundle")]).status == 0
+
+
+def test_docs_list_exactly_the_aliases_and_the_reasons() -> None:
+    from streamer.normalization.rejections import Reason
+    from tests.support import REPO
+
+    text = (REPO / "docs" / "normalization.md").read_text(encoding="utf-8")
+    aliases = text.split("### Spell aliases")[1].split("## Per kind")[0]
+    rows = [
+        line.split("|")[1:3]
+        for line in aliases.splitlines()
+        if line.startswith("| ") and "---" not in line
+    ]
+    assert {a.strip(): b.strip() for a, b in rows[1:]} == ALIASES
+    reasons = text.split("## Rejections: reasons")[1].split("## Canonical values")[0]
+    assert [line.split("`")[1] for line in reasons.splitlines() if line.startswith("| `")] == [
+        r.value for r in Reason
+    ]
