@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from streamer import api
 from streamer.cli.extract_command import ChunkProgressLine
@@ -372,6 +373,13 @@ def test_the_candidates_file_and_receipt(tmp_path: Path) -> None:
         config = write_config(tmp_path, server.base_url)
         result = extract(config, tmp_path / "out")
     lines = candidates(tmp_path / "out" / "spells.jsonl")
+    Draft202012Validator(
+        json.loads(api.schema("notarius.normalization.candidates_header"))
+    ).validate(lines[0])
+    for line in lines[1:]:
+        Draft202012Validator(json.loads(api.schema("notarius.normalization.candidate"))).validate(
+            line
+        )
     assert lines[0] == {
         "lane_id": "spells",
         "artifact_kind": "dnd/spell-casts",

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from jsonschema import Draft202012Validator
 
 from streamer import api
 from streamer.configuration import Configuration
@@ -222,3 +223,58 @@ def _chunks(config: Configuration, source: Path) -> list[str]:
     out = io.BytesIO()
     api.chunk(config, source, output=out)
     return out.getvalue().decode().splitlines()
+
+
+# -- the chain: extract (rules) -> normalize -> bundle -> validate, as make demo runs it --------
+
+DEMO = REPO / "fixtures" / "demo"
+
+
+def test_the_demo_chain_from_the_command_line(tmp_path: Path) -> None:
+    """The rules' candidates, through normalize, bundle and validate; no model anywhere."""
+    candidates_dir = tmp_path / "candidates"
+    candidates_dir.mkdir()
+    for path in (DEMO / "candidates").glob("*.jsonl"):
+        (candidates_dir / path.name).write_bytes(path.read_bytes())
+    common = ["--config", str(DEMO / "streamer.yaml"), "--source", str(SESSION)]
+    glossary = ["--glossary", str(DEMO / "campaign.yaml")]
+    steps = [
+        ["extract", *common, "--output-dir", str(candidates_dir), *glossary, "--lane", "spells"],
+        [
+            "normalize",
+            *common,
+            "--candidates-dir",
+            str(candidates_dir),
+            *glossary,
+            "--output-dir",
+            str(tmp_path / "lanes"),
+        ],
+        [
+            "bundle",
+            *common,
+            "--lanes-dir",
+            str(tmp_path / "lanes"),
+            "--output",
+            str(tmp_path / "bundle"),
+        ],
+        ["validate", str(tmp_path / "bundle")],
+    ]
+    for step in steps:
+        run = run_cli_env(step)
+        assert run.status == 0, (step[0], run.stderr)
+    spells = json.loads((tmp_path / "bundle" / "lanes" / "spells.json").read_text())
+    assert [(r["spell"], r["caster"], r["source_refs"]) for r in spells["records"]] == [
+        ("Thunderwave", "Scanlan", [ref("t0116")])
+    ]
+
+
+def test_the_candidates_files_match_the_shipped_line_schemas(tmp_path: Path) -> None:
+    header_schema = json.loads(api.schema("notarius.normalization.candidates_header"))
+    line_schema = json.loads(api.schema("notarius.normalization.candidate"))
+    config = api.load_config(rules_config(tmp_path))
+    api.extract(config, SESSION, tmp_path / "out", glossary=DEMO / "campaign.yaml")
+    lines = candidates(tmp_path / "out" / "spells.jsonl")
+    Draft202012Validator(header_schema).validate(lines[0])
+    for line in lines[1:]:
+        Draft202012Validator(line_schema).validate(line)
+    assert [line["record"]["caster"] for line in lines[1:]] == ["Scanlan", "Scanlan"]

@@ -7,8 +7,8 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``extract`` (the candidates of each lane),
-``transcripts`` (import and chunk) and ``bundles``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``extract``
+(the candidates of each lane), ``normalize`` and ``bundles``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
@@ -16,6 +16,7 @@ from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.extract import ExtractResult, extract
 from streamer.api.lanes import effective_lanes, read_lane_outputs
+from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
@@ -32,6 +33,7 @@ __all__ = [
     "EvidenceResult",
     "ExtractResult",
     "ImportResult",
+    "NormalizeResult",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -42,6 +44,7 @@ __all__ = [
     "extract",
     "import_transcript",
     "load_config",
+    "normalize",
     "open_source",
     "project",
     "read_lane_outputs",

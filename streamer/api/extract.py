@@ -21,6 +21,7 @@ from typing import Any
 
 from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
+from streamer.api.normalize import glossary_of
 from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
 from streamer.extraction.cache import ResponseCache
@@ -39,6 +40,7 @@ from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.output.publication import DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"
+PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,25 @@ def _api_key(config: Configuration, environ: Mapping[str, str]) -> str | None:
     return key
 
 
+def _party(config: Configuration, glossary: str | os.PathLike[str] | None) -> dict[str, str]:
+    """The glossary's ``party`` (``--glossary``, else ``pipeline.normalization.glossary``)
+    as speaker -> character; empty without a glossary."""
+    if glossary is None and config.normalization.glossary is None:
+        return {}
+    party: dict[str, str] = {}
+    for index, entry in enumerate(glossary_of(config, glossary).sections.get(PARTY, [])):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("player"), str)
+            and isinstance(entry.get("character"), str)
+        ):
+            raise ConfigurationError(
+                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
+            )
+        party[entry["player"]] = entry["character"]
+    return party
+
+
 def _check_folder(folder: Path, option: str) -> None:
     if folder.exists() and not folder.is_dir():
         raise ConfigurationError(f"{option} {folder.name} is not a folder")
@@ -151,6 +172,7 @@ def extract(
     lanes: Sequence[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     no_cache: bool = False,
+    glossary: str | os.PathLike[str] | None = None,
     party: Mapping[str, str] | None = None,
     progress: ChunkProgress | None = None,
     environ: Mapping[str, str] | None = None,
@@ -161,13 +183,16 @@ def extract(
     into ``output_dir/<lane_id>.jsonl``.
 
     ``cache_dir`` defaults to ``output_dir/.cache``; ``no_cache`` asks again for every
-    chunk (the new answers replace the cached ones). ``party`` maps speakers to their
-    characters for the rules (the glossary's ``party``). ``environ`` is where the key's
+    chunk (the new answers replace the cached ones). The rules' casters come from the
+    glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``), or from
+    ``party`` (speaker -> character) when given. ``environ`` is where the key's
     variable is read (default ``os.environ``); ``sleep`` replaces the backoff's sleep.
     A lane one of whose chunks fails writes no file: see ``ExtractResult.failed_lanes``.
     """
     plans, skipped = _plan_lanes(config, lanes)
     model_lanes = [plan for plan in plans if plan.engine == "openai"]
+    if party is None:
+        party = _party(config, glossary) if len(model_lanes) < len(plans) else {}
     api_key = _api_key(config, os.environ if environ is None else environ) if model_lanes else None
     output = Path(output_dir)
     cache_folder = output / CACHE_FOLDER if cache_dir is None else Path(cache_dir)

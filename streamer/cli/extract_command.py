@@ -66,6 +66,12 @@ def extract_command(
     cache_dir: Path | None = typer.Option(
         None, "--cache-dir", help="The cache of validated answers (default OUTPUT_DIR/.cache)."
     ),
+    glossary: Path | None = typer.Option(
+        None,
+        "--glossary",
+        help="The glossary (YAML): its party gives the rules' casters "
+        "(default pipeline.normalization.glossary).",
+    ),
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Ask again for every chunk (the answers replace the cached)."
     ),
@@ -81,6 +87,7 @@ def extract_command(
             lanes=lane,
             cache_dir=cache_dir,
             no_cache=no_cache,
+            glossary=glossary,
             progress=progress,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))

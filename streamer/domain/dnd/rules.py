@@ -117,9 +117,7 @@ class SpellCastRules:
         records: list[dict[str, Any]] = []
         for unit in units:
             for spell, first_person in casts(unit.text, matcher):
-                caster = None
-                if first_person and unit.speaker is not None:
-                    caster = context.party.get(unit.speaker)
+                caster = context.character_of(unit.speaker) if first_person else None
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
                 records.append({"spell": spell, "caster": caster, "source_refs": [reference]})
         return records

@@ -57,11 +57,22 @@ class Prompt:
 class RulesContext:
     """What a rules extractor may know besides the chunk: the group's own reference.
 
-    ``party`` maps a speaker (as the transcript names them) to the character they play.
-    It disambiguates; it establishes no fact.
+    ``party`` maps a speaker (as the transcript names them) to the character they play;
+    ``character_of`` looks a speaker up ignoring case and surrounding space. It
+    disambiguates; it establishes no fact.
     """
 
     party: Mapping[str, str] = field(default_factory=dict)
+    _by_key: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keys = {speaker.strip().casefold(): name for speaker, name in self.party.items()}
+        object.__setattr__(self, "_by_key", keys)
+
+    def character_of(self, speaker: str | None) -> str | None:
+        if speaker is None:
+            return None
+        return self._by_key.get(speaker.strip().casefold())
 
 
 class RulesExtractor(Protocol):
