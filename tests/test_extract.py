@@ -533,6 +533,19 @@ def test_a_cache_entry_holds_only_the_records(tmp_path: Path) -> None:
     assert oct(entry.stat().st_mode & 0o777) == "0o600"
 
 
+def extract_args(config: Path, source: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "extract",
+        "--config",
+        str(config),
+        "--source",
+        str(source),
+        "--output-dir",
+        str(out),
+        *extra,
+    ]
+
+
 def extract_process(config: Path, out: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
@@ -632,18 +645,9 @@ def test_the_command_writes_the_receipt_and_exits_0(tmp_path: Path) -> None:
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url)
         run = run_cli_env(
-            [
-                "extract",
-                "--config",
-                str(config),
-                "--source",
-                str(SESSION),
-                "--output-dir",
-                str(tmp_path / "out"),
-                "--cache-dir",
-                str(tmp_path / "cache"),
-                "--quiet",
-            ]
+            extract_args(
+                config, SESSION, tmp_path / "out", "--cache-dir", str(tmp_path / "cache"), "--quiet"
+            )
         )
     assert (run.status, run.stderr) == (0, "")
     receipt = json.loads(run.stdout)
@@ -656,17 +660,7 @@ def test_the_command_writes_the_receipt_and_exits_0(tmp_path: Path) -> None:
 def test_a_configuration_error_exits_2_before_any_request(tmp_path: Path) -> None:
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url, concurrency=0)
-        run = run_cli_env(
-            [
-                "extract",
-                "--config",
-                str(config),
-                "--source",
-                str(SESSION),
-                "--output-dir",
-                str(tmp_path / "out"),
-            ]
-        )
+        run = run_cli_env(extract_args(config, SESSION, tmp_path / "out"))
     assert run.status == 2
     assert (
         run.stderr == "streamer: error: $.pipeline.extraction.concurrency must be an integer >= 1\n"
@@ -679,17 +673,7 @@ def test_invalid_source_exits_3_before_any_request(tmp_path: Path) -> None:
     source.write_text('{"document_id": "x"}\n{"unit_id": "u1"}\n')
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url)
-        run = run_cli_env(
-            [
-                "extract",
-                "--config",
-                str(config),
-                "--source",
-                str(source),
-                "--output-dir",
-                str(tmp_path / "out"),
-            ]
-        )
+        run = run_cli_env(extract_args(config, source, tmp_path / "out"))
     assert run.status == 3, run.stderr
     assert server.requests == [] and not (tmp_path / "out").exists()
 

@@ -29,8 +29,8 @@ from streamer.extraction.chunks import chunk_plan
 from streamer.extraction.run import (
     ChunkProgress,
     LanePlan,
+    ModelAsker,
     ModelSettings,
-    ask_model_lanes,
     write_lane_files,
 )
 from streamer.extraction.transport import ChatTransport, Sleep
@@ -223,9 +223,9 @@ def extract(
                 settings.concurrency,
                 settings.max_retries,
             )
-            ask_model_lanes(
+            ModelAsker(
                 plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report
-            )
+            ).ask()
         write_lane_files(plan, plans, cache, output, party or {}, report)
         return ExtractResult(
             plan.document_id,

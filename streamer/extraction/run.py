@@ -114,8 +114,9 @@ class ModelSettings:
     max_retries: int
 
 
-class _Asker:
-    """Asks for the model lanes' answers and stores them in the cache."""
+class ModelAsker:
+    """Asks for the model lanes' answers and stores them in the cache: ``ask()`` fills the
+    cache with an answer for every chunk of every model lane that can get one."""
 
     def __init__(
         self,
@@ -139,7 +140,19 @@ class _Asker:
             lane.lane_id: response_format(lane.kind, settings.structured_output) for lane in lanes
         }
 
-    async def run(self) -> None:
+    def ask(self) -> None:
+        async def main() -> None:
+            try:
+                await self._run()
+            finally:
+                await self._transport.aclose()
+
+        try:
+            asyncio.run(main())
+        except ExceptionGroup as group:  # one worker's unexpected failure: report it as such
+            raise group.exceptions[0] from None
+
+    async def _run(self) -> None:
         """Workers take (lane, chunk) jobs from a bounded queue, so that only the chunks in
         flight are held; a worker that fails unexpectedly stops the run (``TaskGroup``)."""
         workers = self._settings.concurrency * 2
@@ -217,32 +230,6 @@ class _Asker:
                     raise InvalidAnswer(f"{twice.problem} (asked again once)") from None
         finally:
             stats.retries += max(0, sends - 1)
-
-
-def ask_model_lanes(
-    plan: ChunkPlan,
-    lanes: list[LanePlan],
-    cache: ResponseCache,
-    settings: ModelSettings,
-    transport: ChatTransport,
-    *,
-    reuse: bool,
-    progress: ChunkProgress,
-) -> None:
-    """Fill the cache with an answer for every chunk of every model lane that can get one."""
-
-    async def main() -> None:
-        try:
-            await _Asker(
-                plan, lanes, cache, settings, transport, reuse=reuse, progress=progress
-            ).run()
-        finally:
-            await transport.aclose()
-
-    try:
-        asyncio.run(main())
-    except ExceptionGroup as group:  # one worker's unexpected failure: report it as such
-        raise group.exceptions[0] from None
 
 
 def write_lane_files(
