@@ -59,7 +59,7 @@ def head(title: str) -> bytes:
         f"<title>{html.escape(title)}</title>\n"
         f"<style>{_asset('report.css')}</style>\n"
         "</head>\n<body>\n"
-        "<noscript>This report shows its data with JavaScript; enable it for this file.</noscript>\n"
+        "<noscript>This report shows its data with JavaScript.</noscript>\n"
         '<div id="app"></div>\n'
         f'<script type="application/json" id="{DATA_ELEMENT_ID}">'
     ).encode()
