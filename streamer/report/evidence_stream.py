@@ -37,17 +37,19 @@ class ContextHead:
     references: list[tuple[str, str, list[str]]]
 
 
-def _first(path: Path, prefix: str) -> Any:
+def _first(path: Path, prefix: str, buffer_size: int) -> Any:
     with path.open("rb") as file:
-        items = ijson.items(file, prefix, buf_size=DEFAULT_BUFFER_SIZE)
+        items = ijson.items(file, prefix, buf_size=buffer_size)
         try:
             return next(iter(items))
         except StopIteration:
             raise InputError(f"{path.name}: {prefix} is missing") from None
 
 
-def read_header(path: Path) -> EvidenceHeader:
-    return EvidenceHeader(int(_first(path, "window_units")), list(_first(path, "lanes")))
+def read_header(path: Path, buffer_size: int = DEFAULT_BUFFER_SIZE) -> EvidenceHeader:
+    return EvidenceHeader(
+        int(_first(path, "window_units", buffer_size)), list(_first(path, "lanes", buffer_size))
+    )
 
 
 def unit_row(unit: dict[str, Any]) -> UnitRow:
@@ -73,18 +75,16 @@ def _units_until(units: Iterator[Any], end_unit_id: str, path: Path) -> Iterator
 
 
 @contextlib.contextmanager
-def contexts(path: Path) -> Iterator[Iterator[tuple[ContextHead, Iterator[UnitRow]]]]:
+def contexts(
+    path: Path, buffer_size: int = DEFAULT_BUFFER_SIZE
+) -> Iterator[Iterator[tuple[ContextHead, Iterator[UnitRow]]]]:
     """The contexts of the evidence document at ``path`` in order: each head with an
     iterator of its units, to be consumed before the next context is taken."""
     with contextlib.ExitStack() as files:
         opened = [files.enter_context(path.open("rb")) for _ in range(3)]
-        ends = ijson.items(opened[0], "contexts.item.end_unit_id", buf_size=DEFAULT_BUFFER_SIZE)
-        references = ijson.items(
-            opened[1], "contexts.item.references", buf_size=DEFAULT_BUFFER_SIZE
-        )
-        units = iter(
-            ijson.items(opened[2], "contexts.item.units.item", buf_size=DEFAULT_BUFFER_SIZE)
-        )
+        ends = ijson.items(opened[0], "contexts.item.end_unit_id", buf_size=buffer_size)
+        references = ijson.items(opened[1], "contexts.item.references", buf_size=buffer_size)
+        units = iter(ijson.items(opened[2], "contexts.item.units.item", buf_size=buffer_size))
 
         def walk() -> Iterator[tuple[ContextHead, Iterator[UnitRow]]]:
             for end, cited in zip(ends, references, strict=True):
