@@ -18,7 +18,7 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # The demo starts from a transcript: import it (into the ignored build/), chunk it,
-# publish its evidence; then the evidence of the demo session.
+# publish its evidence; then the evidence of the demo session, its bundle and its report.
 IMPORT := fixtures/import
 DEMO_OUT := build/demo
 
@@ -35,6 +35,11 @@ demo: venv
 	@echo "== streamer evidence: the evidence context of the demo session (window 1, five lanes)"
 	$(BIN)/streamer evidence --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
 		--lanes-dir $(DEMO)/lanes --output - | $(BIN)/python -m json.tool --indent 1
+	@echo "== streamer bundle: the demo session's bundle ($(DEMO_OUT)/bundle)"
+	$(BIN)/streamer bundle --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
+		--lanes-dir $(DEMO)/lanes --output $(DEMO_OUT)/bundle --force --quiet
+	@echo "== streamer report: the bundle as one HTML page; open $(DEMO_OUT)/report.html in a browser"
+	$(BIN)/streamer report $(DEMO_OUT)/bundle --output $(DEMO_OUT)/report.html
 
 test: venv lint typecheck contracts unit
 
