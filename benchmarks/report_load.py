@@ -3,9 +3,9 @@
 ``python -m benchmarks.report_load --units 100000`` generates a bundle whose evidence context
 holds N units (one record cites them all; 1,000 more cite one unit each), then measures:
 
-* ``streamer validate`` and ``streamer report`` (each its own process: wall time, CPU time
-  and peak RSS from ``os.wait4``); the report includes the same validation, so the
-  difference is the report's own work;
+* ``streamer validate``, ``streamer report`` and the report stage alone
+  (``streamer.report.write_report``, no validation), each its own process: wall time, CPU
+  time and peak RSS from ``os.wait4`` (the command includes the validation);
 * the page in headless chromium (Playwright, ``/usr/bin/chromium``, a fresh profile): the
   time from navigation to the page being ready (``window.reportReadyMs``, measured by the
   page from navigation start, and the wall time around ``goto``), the JavaScript heap
@@ -166,6 +166,11 @@ def generate(root: Path, count: int) -> Path:
 
 
 STREAMER = [sys.executable, "-m", "streamer"]
+STAGE_ONLY = (
+    "import sys, pathlib; from streamer.api.config import default_registry; "
+    "from streamer.report import write_report; "
+    "write_report(pathlib.Path(sys.argv[1]), default_registry(), sys.stdout.buffer)"
+)
 
 
 def measured(command: list[str], *, stdout: str) -> dict[str, Any]:
@@ -261,6 +266,10 @@ def main(argv: list[str] | None = None) -> int:
                 [*STREAMER, "report", str(bundle), "--output", str(report)], stdout=os.devnull
             ),
         }
+        # The report stage alone, without the validation the command runs first.
+        results["report_stage"] = measured(
+            [sys.executable, "-c", STAGE_ONLY, str(bundle)], stdout=os.devnull
+        )
         if results["report"]["status"] != 0:
             raise SystemExit(f"streamer report failed with status {results['report']['status']}")
         results["report_mb"] = report.stat().st_size / 1e6
