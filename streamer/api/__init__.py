@@ -7,13 +7,15 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``bundles`` and ``report``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``,
+``bundles`` and ``report``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
+from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
 from streamer.api.report import report
 from streamer.api.sources import open_source, source_batches
@@ -30,6 +32,7 @@ __all__ = [
     "ChunkResult",
     "EvidenceResult",
     "ImportResult",
+    "NormalizeResult",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -39,6 +42,7 @@ __all__ = [
     "evidence",
     "import_transcript",
     "load_config",
+    "normalize",
     "open_source",
     "project",
     "read_lane_outputs",
