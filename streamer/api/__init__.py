@@ -8,7 +8,7 @@
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
 (publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``extract``
-(the candidates of each lane), ``normalize`` and ``bundles``.
+(the candidates of each lane), ``normalize``, ``bundles`` and ``report``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
@@ -18,6 +18,7 @@ from streamer.api.extract import ExtractResult, extract
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
+from streamer.api.report import report
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -48,6 +49,7 @@ __all__ = [
     "open_source",
     "project",
     "read_lane_outputs",
+    "report",
     "schema",
     "schema_ids",
     "source_batches",
