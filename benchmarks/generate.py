@@ -271,7 +271,7 @@ def write_lanes(
             {"start_unit_id": unit_id(start, seed), "end_unit_id": unit_id(end, seed)}
         )
     for lane, refs in by_lane.items():
-        records = []
+        records: list[Any] = []
         index = 0
         while index < len(refs):
             group: list[dict[str, str]] = []

@@ -20,7 +20,8 @@ def plot(path: Path, results: Sequence[Result], contenders: Sequence[str], title
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import FuncFormatter, NullFormatter
+        from matplotlib.artist import Artist
+        from matplotlib.ticker import FuncFormatter, LogLocator
     except ImportError:
         log("matplotlib is not installed: no plot (make venv installs it)")
         return False
@@ -31,7 +32,8 @@ def plot(path: Path, results: Sequence[Result], contenders: Sequence[str], title
     figure, axes = plt.subplots(
         len(profiles), 2, figsize=(13, 4.2 * len(profiles) + 1), squeeze=False
     )
-    colors = dict(zip(contenders, plt.get_cmap("tab10").colors, strict=False))
+    palette = matplotlib.colormaps["tab10"]
+    colors = {name: palette(index % 10) for index, name in enumerate(contenders)}
     plain = FuncFormatter(lambda value, _: f"{value:g}")
     for row, profile in enumerate(profiles):
         left, right = axes[row]
@@ -64,9 +66,11 @@ def plot(path: Path, results: Sequence[Result], contenders: Sequence[str], title
             axis.grid(True, which="both", alpha=0.3)
             axis.xaxis.set_major_formatter(plain)
             axis.yaxis.set_major_formatter(plain)
-            axis.xaxis.set_minor_formatter(NullFormatter())
-            axis.yaxis.set_minor_formatter(NullFormatter())
-    handles: dict[str, object] = {}
+            axis.tick_params(which="minor", labelsize=7)
+            for ticks in (axis.xaxis, axis.yaxis):  # labels at 2x and 5x too: short ranges
+                ticks.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+                ticks.set_minor_formatter(plain)
+    handles: dict[str, Artist] = {}
     for axis in axes[:, 0]:
         for handle, label in zip(*axis.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, handle)

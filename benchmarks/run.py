@@ -25,10 +25,11 @@ from benchmarks import contenders as registry
 from benchmarks.cases import Case, Result, Settings
 from benchmarks.datasets import dataset_for, describe_outputs
 from benchmarks.environment import environment
-from benchmarks.generate import DEFAULT_SEED, FORMS, Dataset, parse_size
+from benchmarks.generate import FORMS, Dataset, parse_size
 from benchmarks.measure import HERE, measure, warm
 from benchmarks.plot import plot
 from benchmarks.profiles import PROFILES
+from benchmarks.profiles.unit_ids import DEFAULT_SEED
 from benchmarks.report import table, write_json, write_markdown
 from benchmarks.runner import log, run_contender
 

@@ -103,8 +103,9 @@ class Script(Contender):
 
 CONTENDERS: list[Contender] = []
 
-# The built-in contenders, in the order they run (evidence before those checked against
-# it; bundle before those that read its bundle).
+# The built-in contenders' modules, and the order the contenders run in (evidence before
+# those checked against it; bundle before those that read its bundle). Contenders
+# registered by other modules run after these, in the order they were registered.
 BUILT_IN = (
     "floor",
     "evidence",
@@ -115,6 +116,7 @@ BUILT_IN = (
     "polars_script",
     "duckdb_query",
 )
+ORDER = ("floor", "evidence", "evidence-stdin", "bundle", "naive", "jq", "polars", "duckdb")
 
 
 def register(contender: Contender) -> Contender:
@@ -125,8 +127,9 @@ def register(contender: Contender) -> Contender:
 
 
 def load() -> list[Contender]:
-    """Every contender, registered by importing its module (once)."""
-    if not CONTENDERS:
-        for name in BUILT_IN:
-            importlib.import_module(f"benchmarks.contenders.{name}")
-    return list(CONTENDERS)
+    """Every contender (each module registers its own when first imported), in order."""
+    for name in BUILT_IN:
+        importlib.import_module(f"benchmarks.contenders.{name}")
+    position = {name: index for index, name in enumerate(ORDER)}
+    registered = {id(c): index for index, c in enumerate(CONTENDERS)}
+    return sorted(CONTENDERS, key=lambda c: (position.get(c.name, len(ORDER)), registered[id(c)]))

@@ -32,8 +32,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     import polars as pl
 
     args = parse_args("benchmarks.contenders.polars_script", __doc__, argv)
-    metadata = pl.Struct({"speaker": pl.String, "start_ms": pl.Int64, "end_ms": pl.Int64})
-    unit = {"unit_id": pl.String, "kind": pl.String, "text": pl.String, "metadata": metadata}
+    metadata = pl.Struct({"speaker": pl.String(), "start_ms": pl.Int64(), "end_ms": pl.Int64()})
+    unit: dict[str, pl.DataType] = {
+        "unit_id": pl.String(),
+        "kind": pl.String(),
+        "text": pl.String(),
+        "metadata": metadata,
+    }
     if args.form == "jsonl":
         rows = pl.scan_ndjson(args.source, schema=unit)
     else:

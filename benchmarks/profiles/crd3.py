@@ -12,6 +12,7 @@ The folder: ``$STREAMER_SHARED_DIR/data/crd3`` when that variable is set, else
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -42,8 +43,10 @@ def missing() -> str | None:
     return None
 
 
-def imported_units() -> list[dict[str, Any]]:
-    """The units of every episode as ``streamer import crd3`` writes them, without IDs."""
+@functools.cache
+def imported_units() -> tuple[dict[str, Any], ...]:
+    """The units of every episode as ``streamer import crd3`` writes them, without IDs
+    (imported once a process; never modified)."""
     units: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-crd3-") as directory:
         for episode in episodes():
@@ -57,7 +60,7 @@ def imported_units() -> list[dict[str, Any]]:
                     unit.pop("source_ref", None)
                     del unit["unit_id"]
                     units.append(unit)
-    return units
+    return tuple(units)
 
 
 def iter_units(seed: int = DEFAULT_SEED) -> Iterator[tuple[dict[str, Any], bool]]:
