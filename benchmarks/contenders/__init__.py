@@ -75,7 +75,9 @@ def version_of(distribution: str) -> str:
 @dataclass
 class Script(Contender):
     """A Python module run as ``python -m MODULE ARGS...``: ``args(case)`` gives the
-    arguments (``None``: skip), ``check`` the check (default: the exit status only)."""
+    arguments (``None``: skip), ``checker`` the check (default: the exit status only),
+    ``output(case)`` the file or folder it writes; with ``capture``, its standard output
+    goes to that file (default ``<out>/<name>.<form>.out``)."""
 
     name: str = ""
     summary: str = ""
@@ -85,6 +87,7 @@ class Script(Contender):
     needs: tuple[str, ...] = ()
     forms: tuple[str, ...] = FORMS
     output: Callable[[Case], Path | None] = lambda case: None
+    capture: bool = False
     distributions: tuple[str, ...] = field(default=())
 
     def versions(self) -> dict[str, str]:
@@ -94,8 +97,12 @@ class Script(Contender):
         return None if self.args(case) is not None else "not applicable to this case"
 
     def invocations(self, case: Case) -> list[Invocation]:
-        args = self.args(case) or []
-        return [Invocation([PYTHON, "-m", self.module, *args], output=self.output(case))]
+        argv = [PYTHON, "-m", self.module, *(self.args(case) or [])]
+        output = self.output(case)
+        if not self.capture:
+            return [Invocation(argv, output=output)]
+        output = output or case.out / f"{self.name}.{case.form}.out"
+        return [Invocation(argv, stdout=output, output=output)]
 
     def check(self, case: Case, invocation: Invocation) -> str:
         return self.checker(case, invocation) if self.checker else "exit status 0"
