@@ -51,6 +51,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--jq-max", default="1GB", help="skip jq above this (it loads it all)")
     parser.add_argument("--peers-max", default="3GB", help="skip polars and DuckDB above this")
     parser.add_argument(
+        "--peers-json-max", default="1GB", help="the same for the JSON form (~9x in memory)"
+    )
+    parser.add_argument(
         "--floor-variants",
         choices=("all", "first"),
         default="all",
@@ -73,6 +76,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             naive_max=parse_size(options.naive_max),
             jq_max=parse_size(options.jq_max),
             peers_max=parse_size(options.peers_max),
+            peers_json_max=parse_size(options.peers_json_max),
             floor_variants=options.floor_variants,
         )
     except ValueError as error:

@@ -254,3 +254,12 @@ def test_the_writers_write(tiny: Dataset, tmp_path: Path) -> None:
     png = tmp_path / "results.png"
     assert plot(png, results, ["floor", "evidence", "jq"], "test")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_crd3_profile_is_skipped_cleanly_when_the_episodes_are_absent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STREAMER_SHARED_DIR", str(tmp_path))
+    episodes = tmp_path / "data" / "crd3" / "episodes"
+    assert PROFILES["crd3"].missing() == f"the CRD3 episodes are absent ({episodes})"
+    assert PROFILES["synthetic"].missing() is None

@@ -4,7 +4,8 @@ A peer is a short script a user might write instead of ``streamer evidence``: it
 source document, finds each reference's units, widens them by the window and writes the
 covered units, in document order, as JSON Lines (the *selection*: no digest, no
 validation, no references per context). Checked: the same units as ``evidence``.
-Skipped above ``--peers-max`` or when the library is not installed (``make bench``
+Skipped above ``--peers-max`` (JSON: ``--peers-json-max``; they hold the parsed document,
+about 9x its size) or when the library is not installed (``make bench``
 installs ``benchmarks/requirements.txt``).
 """
 
@@ -34,6 +35,8 @@ class Peer(Contender):
     def skip(self, case: Case) -> str | None:
         if importlib.util.find_spec(self.library) is None:
             return f"{self.library} is not installed (make bench installs it)"
+        if case.form == "json" and case.dataset.target_bytes > case.settings.peers_json_max:
+            return "input above --peers-json-max"
         if case.dataset.target_bytes > case.settings.peers_max:
             return "input above --peers-max"
         return None
