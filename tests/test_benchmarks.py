@@ -263,3 +263,15 @@ def test_the_crd3_profile_is_skipped_cleanly_when_the_episodes_are_absent(
     episodes = tmp_path / "data" / "crd3" / "episodes"
     assert PROFILES["crd3"].missing() == f"the CRD3 episodes are absent ({episodes})"
     assert PROFILES["synthetic"].missing() is None
+
+
+def test_a_contender_without_what_it_needs_is_skipped_and_says_why(
+    tiny: Dataset, tmp_path: Path
+) -> None:
+    case = Case(tiny, "jsonl", tmp_path, Settings(naive_max=TINY // 2))
+    by_name = {c.name: c for c in registry.load()}
+    result = run_contender(by_name["evidence-stdin"], case)
+    assert (result.state, result.note) == ("skipped", "needs evidence")
+    case.outputs["evidence"] = tmp_path / "evidence.json"
+    result = run_contender(by_name["naive"], case)
+    assert (result.state, result.note) == ("skipped", "input above --naive-max")
