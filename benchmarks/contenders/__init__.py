@@ -118,12 +118,23 @@ BUILT_IN = (
     "evidence",
     "evidence_stdin",
     "bundle",
+    "validate",
     "naive",
     "jq",
     "polars_script",
     "duckdb_query",
 )
-ORDER = ("floor", "evidence", "evidence-stdin", "bundle", "naive", "jq", "polars", "duckdb")
+ORDER = (
+    "floor",
+    "evidence",
+    "evidence-stdin",
+    "bundle",
+    "validate",
+    "naive",
+    "jq",
+    "polars",
+    "duckdb",
+)
 
 
 def register(contender: Contender) -> Contender:
