@@ -123,6 +123,7 @@ BUILT_IN = (
     "jq",
     "polars_script",
     "duckdb_query",
+    "report_load",
 )
 ORDER = (
     "floor",
@@ -134,6 +135,7 @@ ORDER = (
     "jq",
     "polars",
     "duckdb",
+    "report-load",
 )
 
 
