@@ -7,8 +7,8 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``
-and ``bundles``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``,
+``bundles`` and ``report``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
@@ -17,6 +17,7 @@ from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
+from streamer.api.report import report
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -45,6 +46,7 @@ __all__ = [
     "open_source",
     "project",
     "read_lane_outputs",
+    "report",
     "schema",
     "schema_ids",
     "source_batches",
