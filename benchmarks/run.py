@@ -1,5 +1,5 @@
-"""The benchmark harness (``make bench``): streamer against the floor, a naive baseline,
-jq, polars and DuckDB, on three data profiles.
+"""The benchmark harness (``make bench``): streamer (evidence, bundle, validate, the report)
+against the floor, a naive baseline, jq, polars and DuckDB, on three data profiles.
 
 For each profile and size, one data set is generated (``benchmarks.generate``: both forms,
 the same units, lane outputs and configuration), or reused when ``--keep`` left it. For
