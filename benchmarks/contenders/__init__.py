@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -75,29 +76,39 @@ def version_of(distribution: str) -> str:
 @dataclass
 class Script(Contender):
     """A Python module run as ``python -m MODULE ARGS...``: ``args(case)`` gives the
-    arguments (``None``: skip), ``checker`` the check (default: the exit status only),
-    ``output(case)`` the file or folder it writes; with ``capture``, its standard output
-    goes to that file (default ``<out>/<name>.<form>.out``)."""
+    arguments, ``checker`` the check (default: the exit status only), ``output(case)``
+    the file or folder it writes; with ``capture``, its standard output goes to that file
+    (default ``<out>/<name>.<form>.out``). Skipped when the module, or one of ``requires``
+    (modules), cannot be imported, and on profiles other than ``profiles`` (when given)."""
 
     name: str = ""
     summary: str = ""
     module: str = ""
-    args: Callable[[Case], list[str] | None] = lambda case: []
+    args: Callable[[Case], list[str]] = lambda case: []
     checker: Callable[[Case, Invocation], str] | None = None
     needs: tuple[str, ...] = ()
     forms: tuple[str, ...] = FORMS
     output: Callable[[Case], Path | None] = lambda case: None
     capture: bool = False
     distributions: tuple[str, ...] = field(default=())
+    requires: tuple[str, ...] = ()
+    profiles: tuple[str, ...] = ()
 
     def versions(self) -> dict[str, str]:
         return {name: version_of(name) for name in self.distributions}
 
     def skip(self, case: Case) -> str | None:
-        return None if self.args(case) is not None else "not applicable to this case"
+        if importlib.util.find_spec(self.module) is None:
+            return f"{self.module.replace('.', '/')}.py is not in this checkout"
+        for module in self.requires:
+            if importlib.util.find_spec(module) is None:
+                return f"{module} is not installed"
+        if self.profiles and case.profile not in self.profiles:
+            return f"runs on the {', '.join(self.profiles)} profile only"
+        return None
 
     def invocations(self, case: Case) -> list[Invocation]:
-        argv = [PYTHON, "-m", self.module, *(self.args(case) or [])]
+        argv = [PYTHON, "-m", self.module, *self.args(case)]
         output = self.output(case)
         if not self.capture:
             return [Invocation(argv, output=output)]
@@ -124,6 +135,7 @@ BUILT_IN = (
     "polars_script",
     "duckdb_query",
     "report_load",
+    "validate_bench",
 )
 ORDER = (
     "floor",
@@ -136,6 +148,7 @@ ORDER = (
     "polars",
     "duckdb",
     "report-load",
+    "validate-bench",
 )
 
 

@@ -1,12 +1,11 @@
 """``benchmarks/report_load.py`` on the bundle of ``bundle``: ``streamer validate`` and
 ``streamer report`` timed, then the page opened in headless chromium (ready time, JS heap).
 The timing here is the whole script; its own figures are in the check's text (and in its
-JSON, ``<out>/report_load.<form>.json``, while the case runs).
-Skipped when the script, Playwright or ``/usr/bin/chromium`` is absent."""
+JSON, ``<out>/report_load.<form>.json``, while the case runs). Skipped when the script,
+Playwright or ``/usr/bin/chromium`` is absent."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,31 +22,22 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 class ReportLoad(Script):
     def skip(self, case: Case) -> str | None:
-        if importlib.util.find_spec("benchmarks.report_load") is None:
-            return "benchmarks/report_load.py is not in this checkout"
-        if importlib.util.find_spec("playwright") is None:
-            return "Playwright is not installed"
-        if not CHROMIUM.exists():
+        reason = super().skip(case)
+        if reason is None and not CHROMIUM.exists():
             return f"{CHROMIUM} is absent"
-        return None
+        return reason
+
+
+def _json(case: Case) -> Path:
+    return case.out / f"report_load.{case.form}.json"
 
 
 def _args(case: Case) -> list[str]:
     work = case.out / f"report-load.{case.form}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
-    return [
-        "--bundle",
-        str(case.outputs["bundle"]),
-        "--work-dir",
-        str(work),
-        "--json",
-        str(_json(case)),
-    ]
-
-
-def _json(case: Case) -> Path:
-    return case.out / f"report_load.{case.form}.json"
+    bundle = str(case.outputs["bundle"])
+    return ["--bundle", bundle, "--work-dir", str(work), "--json", str(_json(case))]
 
 
 def _check(case: Case, invocation: Invocation) -> str:
@@ -71,5 +61,6 @@ register(
         needs=("bundle",),
         output=_json,
         distributions=("playwright",),
+        requires=("playwright",),
     )
 )
