@@ -13,10 +13,10 @@ A contender says how to run itself on a case and how to check what it produced:
 
 ``needs`` names contenders whose output this one reads (``case.outputs[name]``): it is
 skipped when they produced none. A standalone benchmark script registers with a few
-lines (``Script``)::
+lines (``Script``; ``report_load.py`` and ``validate_bench.py`` here are two)::
 
-    register(Script("validate", "streamer validate on the bundle", "benchmarks.validate_bench",
-                    lambda case: [str(case.outputs["bundle"])], needs=("bundle",)))
+    register(Script(name="my-bench", summary="what it measures", module="benchmarks.my_bench",
+                    needs=("bundle",), args=lambda case: [str(case.outputs["bundle"])]))
 """
 
 from __future__ import annotations
