@@ -18,9 +18,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from streamer import api
-from streamer.domain import dnd
 from streamer.framework.errors import LaneOutputError
 from streamer.framework.kinds.lane_outputs import parse_lane_output
+from streamer.framework.kinds.lane_schema import lane_payload_schema
 from tests.bundle_support import (
     CRD3_EPISODES,
     DEMO,
@@ -35,14 +35,20 @@ from tests.support import REPO, ref, run_cli, spell, units, write_case
 
 SCHEMAS = REPO / "streamer" / "output" / "schemas"
 GENERIC = ["notarius.output.index", "notarius.source.chunk_map", "notarius.source.evidence_context"]
+# The lines of normalization's inputs and outputs: JSON Lines, no schema identity member.
+LINES = [
+    "notarius.normalization.candidate",
+    "notarius.normalization.candidates_header",
+    "notarius.normalization.rejection",
+]
 
 
 def schema_file_text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def test_lane_payload_schema_files_are_generated_from_the_domain() -> None:
-    generated = dnd.lane_schemas()
+def test_lane_payload_schema_files_are_generated_from_the_kind_declarations() -> None:
+    generated = {kind.schema.id: lane_payload_schema(kind) for kind in api.default_registry()}
     if os.environ.get("STREAMER_WRITE_SCHEMAS") == "1":
         for schema_id, schema in generated.items():
             (SCHEMAS / f"{schema_id}.json").write_text(schema_file_text(schema), encoding="utf-8")
@@ -55,7 +61,7 @@ def test_lane_payload_schema_files_are_generated_from_the_domain() -> None:
 
 def test_every_published_document_has_exactly_one_schema() -> None:
     lanes = sorted(kind.schema.id for kind in api.default_registry())
-    assert api.schema_ids() == tuple(sorted([*GENERIC, *lanes]))
+    assert api.schema_ids() == tuple(sorted([*GENERIC, *LINES, *lanes]))
     assert sorted(path.stem for path in SCHEMAS.glob("*.json")) == list(api.schema_ids())
 
 
@@ -65,6 +71,10 @@ def test_schema_files_are_draft_2020_12_with_their_id(schema_id: str) -> None:
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"] == schema_id
+    assert schema["additionalProperties"] is False
+    if schema_id in LINES:
+        assert schema["title"] == schema_id.replace(".", "_") + "_v1"
+        return
     identity = schema["properties"]["schema"]["const"]
     assert identity["id"] == schema_id
     assert schema["title"] == identity["name"]

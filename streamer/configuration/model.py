@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from streamer.configuration.extraction import ExtractionConfig
 from streamer.framework.kinds.registry import ArtifactKind
 
 DEFAULT_WINDOW_UNITS = 3
@@ -19,10 +21,12 @@ MAX_CHUNK_UNITS = 10_000
 
 @dataclass(frozen=True)
 class LaneConfig:
-    """A configured final lane and the artifact kind of its normalized output."""
+    """A configured final lane and the artifact kind of its normalized output;
+    ``engine`` is the lane's own extraction engine (``None``: ``pipeline.extraction``'s)."""
 
     id: str
     kind: ArtifactKind[Any]
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,10 +47,20 @@ class ChunkingConfig:
 
 
 @dataclass(frozen=True)
+class NormalizationConfig:
+    """``pipeline.normalization``: ``glossary``, resolved against the configuration
+    file's folder (``None``: no glossary unless ``--glossary`` names one)."""
+
+    glossary: Path | None = None
+
+
+@dataclass(frozen=True)
 class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
+    normalization: NormalizationConfig = field(default_factory=NormalizationConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

@@ -1,33 +1,30 @@
-"""The one check that a JSON object has exactly the members it may have, with one message
-style: ``{path}: unknown member "name"`` and ``{path}.name is required``. Member names
-are quoted (capped, escaped), never values."""
+"""The one "exactly these members" check: every JSON object streamer reads with a fixed
+set of members (records, references, lane payloads) is checked here, with one message
+style: ``$.records[3]: unknown member "x"`` and ``$.records[3].caster is required``."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from streamer.framework.errors import InputError
 from streamer.framework.safe_text import quoted
+
+MemberError = Callable[[str, str], Exception]
 
 
 def check_members(
-    value: dict[str, Any],
+    obj: dict[str, Any],
+    allowed: Collection[str],
+    required: Iterable[str],
     path: str,
-    *,
-    required: Collection[str] = (),
-    optional: Collection[str] = (),
-    error: type[InputError] = InputError,
-    prefix: str = "",
-    hint: str | None = None,
+    error: MemberError,
 ) -> None:
-    """Raise ``error`` on the first unknown member (sorted by name), then on the first
-    missing required one (in ``required``'s order). ``prefix`` goes before the path
-    (``lane npcs (npcs.json): ``)."""
-    known = {*required, *optional}
-    if not known.issuperset(value):
-        name = sorted(set(value) - known)[0]
-        raise error(f"{prefix}{path}: unknown member {quoted(name)}", hint=hint)
+    """Raise ``error(path, rule)`` for the first unknown member (in sorted order), then for
+    the first missing required member (in declaration order); the rule of an unknown
+    member starts with ``:``. Member names are quoted; values are never shown."""
+    unknown = sorted(set(obj).difference(allowed))
+    if unknown:
+        raise error(path, f": unknown member {quoted(unknown[0])}")
     for name in required:
-        if name not in value:
-            raise error(f"{prefix}{path}.{name} is required")
+        if name not in obj:
+            raise error(f"{path}.{name}", "is required")

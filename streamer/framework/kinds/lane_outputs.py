@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import msgspec
 import orjson
 
 from streamer.framework.errors import LaneOutputError
@@ -13,7 +15,7 @@ from streamer.framework.json_bytes import check_unique
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.members import check_members
 
-R = TypeVar("R")
+R = TypeVar("R", bound=msgspec.Struct)
 
 _MEMBERS = ("lane_id", "artifact_kind", "schema", "source", "records")
 _SOURCE_MEMBERS = frozenset({"document_id", "semantic_digest"})
@@ -71,7 +73,7 @@ def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOut
 def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str) -> LaneOutput[R]:
     if type(data) is not dict:
         raise LaneOutputError(f"{where}: $ must be an object")
-    check_members(data, "$", required=_MEMBERS, error=LaneOutputError, prefix=f"{where}: ")
+    check_members(data, _MEMBERS, _MEMBERS, "$", _error(where))
     if data["lane_id"] != lane_id:
         raise LaneOutputError(f"{where}: $.lane_id does not name this lane")
     if data["artifact_kind"] != kind.name:
@@ -95,8 +97,8 @@ def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str
     parsed = tuple(
         _parse(kind, record, f"$.records[{index}]", where) for index, record in enumerate(records)
     )
-    if kind.record_id is not None:
-        seen: dict[str, int] = {}
+    if kind.id_member is not None:
+        seen: dict[str | None, int] = {}
         for index, record in enumerate(parsed):
             record_id = kind.record_id(record)
             if record_id in seen:
@@ -115,3 +117,13 @@ def _parse(kind: ArtifactKind[R], record: Any, path: str, where: str) -> R:
         return kind.parse_record(record, path)
     except LaneOutputError as error:
         raise LaneOutputError(f"{where}: {error.message}") from None
+
+
+def _error(where: str) -> Callable[[str, str], LaneOutputError]:
+    """The ``check_members`` error of a lane output's envelope, after ``where``."""
+
+    def error(path: str, rule: str) -> LaneOutputError:
+        message = f"{path}{rule}" if rule.startswith(":") else f"{path} {rule}"
+        return LaneOutputError(f"{where}: {message}")
+
+    return error

@@ -9,6 +9,7 @@ is empty metadata. This is also exactly the object the semantic digest covers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
@@ -27,10 +28,10 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
         raise SourceError(f"{where}: a unit must be a JSON object")
     check_members(
         unit,
+        UNIT_MEMBERS,
+        (),
         where,
-        optional=UNIT_MEMBERS,
-        error=SourceError,
-        hint="a unit accepts unit_id, kind, text, source_ref and metadata",
+        _error("a unit accepts unit_id, kind, text, source_ref and metadata"),
     )
     unit_id = unit.get("unit_id")
     if type(unit_id) is not str or not unit_id:
@@ -65,10 +66,10 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
 def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
     check_members(
         metadata,
+        METADATA_MEMBERS,
+        (),
         f"{where}.metadata",
-        optional=METADATA_MEMBERS,
-        error=SourceError,
-        hint="accepted metadata is speaker, start_ms and end_ms",
+        _error("accepted metadata is speaker, start_ms and end_ms"),
     )
     if "speaker" in metadata and type(metadata["speaker"]) is not str:
         raise SourceError(f"{where}.metadata.speaker must be a string")
@@ -81,3 +82,12 @@ def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
             raise SourceError(f"{where}.metadata.{name} must be an integer from 0 to 2**53-1")
     if start is not None and end is not None and start > end:
         raise SourceError(f"{where}.metadata: start_ms is after end_ms")
+
+
+def _error(hint: str) -> Callable[[str, str], SourceError]:
+    """The ``check_members`` error of a unit: its message as ``RecordError``'s."""
+
+    def error(path: str, rule: str) -> SourceError:
+        return SourceError(f"{path}{rule}" if rule.startswith(":") else f"{path} {rule}", hint=hint)
+
+    return error
