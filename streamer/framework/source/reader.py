@@ -407,7 +407,7 @@ class SourceDocumentReader:
                 raise SourceError(
                     f"the source document is {error.message} {place}",
                     hint=f"a source document nests at most {MAX_NESTING} levels "
-                    "(a unit, at most 3)",
+                    "(a valid one, 4)",
                 ) from None
             if tail is not None:
                 if max(profile) > 1:
