@@ -406,8 +406,7 @@ class SourceDocumentReader:
                 place = "after $.units" if tail is not None else _place(count)
                 raise SourceError(
                     f"the source document is {error.message} {place}",
-                    hint=f"a source document nests at most {MAX_NESTING} levels "
-                    "(a valid one, 4)",
+                    hint=f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)",
                 ) from None
             if tail is not None:
                 if max(profile) > 1:
