@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
-from streamer.api.outputs import check_output_destination, publish_to
+from streamer.api.lanes import Warn, effective_lanes, lane_inputs, read_lane_outputs, stderr_warning
+from streamer.api.outputs import config_input, publish_to, resolve_output
 from streamer.api.sources import Progress, Source, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
@@ -88,8 +88,9 @@ def evidence(
     Every validation completes before the first output byte; a file is written to a
     temporary sibling and renamed into place, so a failed run writes nothing.
     """
-    if isinstance(output, (str, os.PathLike)):
-        check_output_destination(output)
+    run_lanes = effective_lanes(config, lanes)
+    inputs = [("--source", source), *config_input(config.path)]
+    destination = resolve_output(output, [*inputs, *lane_inputs(lanes_dir, run_lanes)])
     projection = project(
         config,
         source,
@@ -101,7 +102,7 @@ def evidence(
         progress=progress,
     )
     try:
-        publish_to(output, lambda out: write_evidence_context(projection, out))
+        publish_to(destination, lambda out: write_evidence_context(projection, out))
         return summarize(projection)
     finally:
         projection.close()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from streamer.framework.kinds.registry import ArtifactKind
@@ -42,6 +43,8 @@ class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
+    # The file it was loaded from, if any: an --output must never replace it.
+    path: Path | None = field(default=None, compare=False)
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:
