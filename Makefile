@@ -7,7 +7,7 @@ DEMO := fixtures/demo
 # make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md)
 BENCH_ARGS ?=
 
-.PHONY: venv demo test lint typecheck contracts unit bench lock clean
+.PHONY: venv demo test lint typecheck contracts unit bench docs lock clean
 
 venv: $(STAMP)
 
@@ -50,6 +50,10 @@ contracts: venv
 
 unit: venv
 	$(BIN)/pytest
+
+# The command reference, from the real --help of every command (tests/test_command_reference.py).
+docs: venv
+	$(BIN)/python -m streamer.cli.reference docs/commands.md
 
 bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

@@ -14,7 +14,7 @@ from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, valid
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
-from streamer.api.outputs import check_output_destination
+from streamer.api.outputs import check_output_destination, require_standard_output
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -41,6 +41,7 @@ __all__ = [
     "open_source",
     "project",
     "read_lane_outputs",
+    "require_standard_output",
     "schema",
     "schema_ids",
     "source_batches",

@@ -19,7 +19,8 @@ Warn = Callable[[str], None]
 
 
 def stderr_warning(message: str) -> None:
-    print(f"streamer: warning: {message}", file=sys.stderr)
+    if sys.stderr is not None:  # closed (2>&-): the warning is lost, the run goes on
+        print(f"streamer: warning: {message}", file=sys.stderr)
 
 
 def effective_lanes(config: Configuration, selection: Sequence[str] | None) -> tuple[str, ...]:

@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import IO
 
 from streamer.framework.errors import ConfigurationError
-from streamer.output.publication import Destination, publish, resolve_destination
+from streamer.output.publication import (
+    Destination,
+    publish,
+    resolve_destination,
+    standard_output,
+)
 
 WriteTarget = str | os.PathLike[str] | IO[bytes]
 # An input of a run: how the messages name it (``--source``, ``--config``, ``lane spells``)
@@ -48,6 +53,7 @@ def check_output_destination(
     """Decide how ``output`` is published, failing (exit status 2) before anything is
     read when it cannot be, or when it is one of ``inputs``. ``None`` for ``-``."""
     if os.fspath(output) == "-":
+        require_standard_output()
         return None
     destination = resolve_destination(output)
     if destination.identity is not None:
@@ -68,6 +74,11 @@ def resolve_output(
     if isinstance(output, (str, os.PathLike)):
         return check_output_destination(output, inputs)
     return output
+
+
+def require_standard_output() -> None:
+    """Fail (exit status 2) before anything is read when standard output is closed."""
+    standard_output()
 
 
 def check_inputs_outside(folder: str | os.PathLike[str], inputs: Iterable[NamedInput]) -> None:

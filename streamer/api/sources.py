@@ -65,6 +65,41 @@ class _CountingStream:
         return True
 
 
+class _TerminalInput(io.RawIOBase):
+    """Standard input from a terminal, where every Ctrl-D is an end of file of its own:
+    the first one ends the input, however often the readers above ask again."""
+
+    def __init__(self, descriptor: int) -> None:
+        super().__init__()
+        self._descriptor = descriptor
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._descriptor
+
+    def readinto(self, buffer: Any) -> int:
+        if self._ended:
+            return 0
+        data = os.read(self._descriptor, len(buffer))
+        if not data:
+            self._ended = True
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _standard_input() -> BinaryIO:
+    if sys.stdin is None:
+        raise ConfigurationError(
+            "standard input is closed", hint="redirect it from a file, or name the file"
+        )
+    if sys.stdin.isatty():
+        return io.BufferedReader(_TerminalInput(sys.stdin.fileno()))
+    return sys.stdin.buffer
+
+
 @contextlib.contextmanager
 def open_source(source: Source, progress: Progress | None = None) -> Iterator[BinaryIO]:
     """A binary stream for a path, ``-`` (standard input) or an already open stream;
@@ -79,7 +114,7 @@ def _open_source(source: Source) -> Iterator[BinaryIO]:
         yield source
         return
     if os.fspath(source) == "-":
-        yield sys.stdin.buffer
+        yield _standard_input()
         return
     path = Path(source)
     try:

@@ -249,11 +249,21 @@ def _stream(destination: Destination) -> Iterator[IO[bytes]]:
         yield out
 
 
+def standard_output() -> IO[bytes]:
+    """Standard output, as bytes; a ``ConfigurationError`` when it was closed (``>&-``)."""
+    if sys.stdout is None:
+        raise ConfigurationError(
+            "standard output is closed",
+            hint="redirect it (> /dev/null discards it), or use --output FILE",
+        )
+    return sys.stdout.buffer
+
+
 def publish(destination: str | Destination, write: Callable[[IO[bytes]], None]) -> None:
     """Run ``write`` into ``destination``: ``-`` (standard output), a path, or a
     ``Destination`` already resolved by ``resolve_destination``."""
     if destination == "-":
-        out = sys.stdout.buffer
+        out = standard_output()
         write(out)
         out.flush()
         return
