@@ -162,8 +162,18 @@ def test_an_import_of_stdin_redirected_from_the_output_is_refused(tmp_path: Path
     source.write_bytes(VTT.read_bytes())
     with open(source, "rb") as stdin:
         completed = subprocess.run(
-            [sys.executable, "-m", "streamer", "import", "webvtt", "-", "--document-id", "t"]
-            + ["--output", str(source)],
+            [
+                sys.executable,
+                "-m",
+                "streamer",
+                "import",
+                "webvtt",
+                "-",
+                "--document-id",
+                "t",
+                "--output",
+                str(source),
+            ],
             stdin=stdin,
             capture_output=True,
             env={**os.environ, "PYTHONPATH": str(REPO)},
@@ -178,8 +188,18 @@ def test_a_forced_bundle_over_a_folder_holding_an_input_is_refused(tmp_path: Pat
     c = case(tmp_path / "case")
     (c.root / "index.json").write_bytes(b"{}")  # it looks like a bundle
     run = run_cli(
-        ["bundle", "--config", str(c.config), "--source", str(c.source)]
-        + ["--lanes-dir", str(c.lanes_dir), "--output", str(c.root), "--force"]
+        [
+            "bundle",
+            "--config",
+            str(c.config),
+            "--source",
+            str(c.source),
+            "--lanes-dir",
+            str(c.lanes_dir),
+            "--output",
+            str(c.root),
+            "--force",
+        ]
     )
     assert run.status == 2
     assert run.stderr.startswith("streamer: error: --source is inside --output case, which the")
