@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import msgspec
 import orjson
 
 from streamer.framework.errors import LaneOutputError
@@ -13,7 +14,7 @@ from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.regular_files import MIB, read_regular_file
 from streamer.framework.safe_text import quoted
 
-R = TypeVar("R")
+R = TypeVar("R", bound=msgspec.Struct)
 
 # A lane output is read whole: a regular file of at most this many bytes.
 LANE_OUTPUT_MAX_BYTES = 256 * MIB
@@ -100,8 +101,8 @@ def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str
     parsed = tuple(
         _parse(kind, record, f"$.records[{index}]", where) for index, record in enumerate(records)
     )
-    if kind.record_id is not None:
-        seen: dict[str, int] = {}
+    if kind.id_member is not None:
+        seen: dict[str | None, int] = {}
         for index, record in enumerate(parsed):
             record_id = kind.record_id(record)
             if record_id in seen:
