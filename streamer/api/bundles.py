@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import collections
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from streamer.api.config import default_registry
 from streamer.api.lanes import (
-    Warn,
     effective_lanes,
     lane_inputs,
     read_lane_outputs,
-    stderr_warning,
 )
 from streamer.api.outputs import check_inputs_outside, config_input
-from streamer.api.sources import Progress, Source, source_batches
+from streamer.api.run_options import RunOptions, read_options, warning
+from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -30,9 +28,6 @@ from streamer.framework.evidence.projector import (
 )
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.safe_text import quoted
-from streamer.framework.source.reader import (
-    DEFAULT_BUFFER_SIZE,
-)
 from streamer.output import bundle_validation, schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
 from streamer.output.bundle_publication import publishing, staged_bundle
@@ -65,11 +60,8 @@ def bundle(
     lanes_dir: str | os.PathLike[str],
     output: str | os.PathLike[str],
     *,
-    lanes: Sequence[str] | None = None,
     force: bool = False,
-    warn: Warn = stderr_warning,
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
-    progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> BundleResult:
     """Publish the JSON bundle folder ``output``: all of it, or nothing.
 
@@ -81,7 +73,8 @@ def bundle(
     context. The bundle is assembled in a temporary sibling folder and swapped into place.
     """
     destination = Path(output)
-    run_lanes = effective_lanes(config, lanes)
+    run_lanes = effective_lanes(config, options.get("lanes"))
+    warn = warning(options)
     with publishing(destination, force=force, marker=INDEX_FILE):
         inputs = [("--source", source), *config_input(config.path)]
         check_inputs_outside(destination, [*inputs, *lane_inputs(lanes_dir, run_lanes)])
@@ -98,7 +91,7 @@ def bundle(
         chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
         projection: ProjectedEvidence | None = None
         try:
-            with source_batches(source, buffer_size, chunks.tap, progress=progress) as (
+            with source_batches(source, chunks.tap, **read_options(options)) as (
                 batches,
                 identity_of,
             ):

@@ -7,8 +7,10 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Unpack
 
 from streamer.api.outputs import WriteTarget, config_input, publish_to, resolve_output
+from streamer.api.run_options import ReadOptions
 from streamer.api.sources import Progress, Source, open_source
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
@@ -128,8 +130,7 @@ def chunk(
     source: Source,
     *,
     output: WriteTarget = "-",
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
-    progress: Progress | None = None,
+    **options: Unpack[ReadOptions],
 ) -> ChunkResult:
     """Write the extraction chunks of a source document as JSON Lines to ``output``.
 
@@ -138,8 +139,10 @@ def chunk(
     the first output byte; a file is published atomically, so a failed run writes nothing.
     """
     destination = resolve_output(output, [("--source", source), *config_input(config.path)])
-    with open_source(source, progress) as stream:
-        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
+    with open_source(source, options.get("progress")) as stream:
+        reader = SourceDocumentReader(
+            stream, buffer_size=options.get("buffer_size", DEFAULT_BUFFER_SIZE)
+        )
         chunks: SpooledChunks = spool_chunks(
             reader, config.chunking.max_units, config.chunking.overlap_units
         )
