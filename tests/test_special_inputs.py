@@ -135,3 +135,24 @@ def test_import_still_refuses_a_folder_or_a_missing_input(tmp_path: Path) -> Non
     run = run_cli(["import", "srt", str(tmp_path), "--document-id", "x"])
     assert run.status == 2
     assert "is not a file" in run.stderr
+
+
+@pytest.mark.parametrize("how", ["fifo", "link to /dev/zero"])
+def test_validate_refuses_a_bundle_member_that_is_not_a_regular_file(
+    tmp_path: Path, how: str
+) -> None:
+    c = case(tmp_path / "case")
+    out = tmp_path / "b"
+    run = run_cli(["bundle", *c.args("--output", str(out))[1:]])
+    assert run.status == 0, run.stderr
+    member = out / "lanes" / "spells.json"
+    member.unlink()
+    if how == "fifo":
+        os.mkfifo(member)
+    else:
+        member.symlink_to("/dev/zero")
+    completed = run_with_timeout(["validate", str(out)])
+    assert completed.returncode == 3
+    assert completed.stdout == b""
+    assert b"lanes/spells.json" in completed.stderr
+    assert b"is not a regular file" in completed.stderr
