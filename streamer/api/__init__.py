@@ -7,14 +7,18 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk) and ``bundles``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``extract``
+(the candidates of each lane), ``normalize``, ``bundles`` and ``report``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
+from streamer.api.extract import ExtractResult, extract
 from streamer.api.lanes import effective_lanes, read_lane_outputs
+from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination, require_standard_output
+from streamer.api.report import report
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -28,7 +32,9 @@ __all__ = [
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",
+    "ExtractResult",
     "ImportResult",
+    "NormalizeResult",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -36,11 +42,14 @@ __all__ = [
     "default_registry",
     "effective_lanes",
     "evidence",
+    "extract",
     "import_transcript",
     "load_config",
+    "normalize",
     "open_source",
     "project",
     "read_lane_outputs",
+    "report",
     "require_standard_output",
     "schema",
     "schema_ids",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamer.configuration.extraction import ExtractionConfig
 from streamer.framework.kinds.registry import ArtifactKind
 
 DEFAULT_WINDOW_UNITS = 3
@@ -15,10 +16,12 @@ DEFAULT_OVERLAP_UNITS = 10
 
 @dataclass(frozen=True)
 class LaneConfig:
-    """A configured final lane and the artifact kind of its normalized output."""
+    """A configured final lane and the artifact kind of its normalized output;
+    ``engine`` is the lane's own extraction engine (``None``: ``pipeline.extraction``'s)."""
 
     id: str
     kind: ArtifactKind[Any]
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,10 +42,20 @@ class ChunkingConfig:
 
 
 @dataclass(frozen=True)
+class NormalizationConfig:
+    """``pipeline.normalization``: ``glossary``, resolved against the configuration
+    file's folder (``None``: no glossary unless ``--glossary`` names one)."""
+
+    glossary: Path | None = None
+
+
+@dataclass(frozen=True)
 class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
+    normalization: NormalizationConfig = field(default_factory=NormalizationConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     # The file it was loaded from, if any: an --output must never replace it.
     path: Path | None = field(default=None, compare=False)
 

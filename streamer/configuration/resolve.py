@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from streamer.configuration.extraction import engine_name, resolve_extraction
 from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
     DEFAULT_OVERLAP_UNITS,
@@ -19,6 +20,7 @@ from streamer.configuration.model import (
     Configuration,
     EvidenceContextConfig,
     LaneConfig,
+    NormalizationConfig,
 )
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
@@ -40,15 +42,24 @@ def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configurat
         raise ConfigurationError(f"{what} does not exist", hint="check --config") from None
     except UnicodeDecodeError:
         raise ConfigurationError(f"{what} cannot be read (not UTF-8 text)") from None
-    configuration = resolve_configuration(load_yaml(text), registry)
+    configuration = resolve_configuration(load_yaml(text), registry, path.parent)
     return dataclasses.replace(configuration, path=path)
 
 
-def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configuration:
+def resolve_configuration(
+    data: Any, registry: ArtifactKindRegistry, base: Path | None = None
+) -> Configuration:
+    """``base``: the folder relative paths (the glossary) are resolved against."""
     root = _object(data, "$", required={"pipeline"}, optional={"output"})
-    pipeline = _object(root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking"})
+    pipeline = _object(
+        root["pipeline"],
+        "$.pipeline",
+        required={"lanes"},
+        optional={"chunking", "extraction", "normalization"},
+    )
     lanes = _lanes(pipeline["lanes"], registry)
     chunking = _chunking(pipeline.get("chunking"))
+    normalization = _normalization(pipeline.get("normalization"), base or Path("."))
     evidence = None
     if "output" in root:
         output = _object(root["output"], "$.output", required={"module"}, optional={"options"})
@@ -62,7 +73,8 @@ def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configur
             )
             if "evidence_context" in options:
                 evidence = _evidence_context(options["evidence_context"], lanes)
-    return Configuration(lanes, chunking, evidence)
+    extraction = resolve_extraction(pipeline.get("extraction"))
+    return Configuration(lanes, chunking, evidence, normalization, extraction)
 
 
 def _object(value: Any, path: str, *, required: set[str], optional: set[str]) -> dict[str, Any]:
@@ -95,7 +107,7 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
     seen: set[str] = set()
     for index, item in enumerate(value):
         path = f"$.pipeline.lanes[{index}]"
-        lane = _object(item, path, required={"id", "artifact_kind"}, optional=set())
+        lane = _object(item, path, required={"id", "artifact_kind"}, optional={"engine"})
         lane_id = _lane_id(lane["id"], f"{path}.id")
         if lane_id in seen:
             raise ConfigurationError(f"{path}.id: duplicate lane ID {quoted(lane_id)}")
@@ -103,7 +115,9 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
         kind_name = lane["artifact_kind"]
         if not isinstance(kind_name, str):
             raise ConfigurationError(f"{path}.artifact_kind must be a string")
-        lanes.append(LaneConfig(lane_id, registry.get(kind_name, where=f"{path}.artifact_kind")))
+        kind = registry.get(kind_name, where=f"{path}.artifact_kind")
+        engine = engine_name(lane["engine"], f"{path}.engine") if "engine" in lane else None
+        lanes.append(LaneConfig(lane_id, kind, engine))
     return tuple(lanes)
 
 
@@ -135,6 +149,22 @@ def _chunking(value: Any) -> ChunkingConfig:
     if overlap >= max_units:
         raise ConfigurationError("$.pipeline.chunking.overlap_units must be smaller than max_units")
     return ChunkingConfig(max_units, overlap)
+
+
+def _normalization(value: Any, base: Path) -> NormalizationConfig:
+    if value is None:
+        return NormalizationConfig()
+    path = "$.pipeline.normalization"
+    normalization = _object(value, path, required=set(), optional={"glossary"})
+    glossary = normalization.get("glossary")
+    if glossary is None:
+        return NormalizationConfig()
+    if not isinstance(glossary, str) or not glossary.strip():
+        raise ConfigurationError(
+            f"{path}.glossary must be a file path",
+            hint="relative paths are resolved against the configuration file's folder",
+        )
+    return NormalizationConfig(base / glossary)
 
 
 def _evidence_context(value: Any, lanes: tuple[LaneConfig, ...]) -> EvidenceContextConfig:
