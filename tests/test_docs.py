@@ -410,6 +410,8 @@ EXIT_STATUSES = {
     streamer.cli.main.EXIT_INTERRUPTED: "interrupted",
     streamer.cli.main.EXIT_BROKEN_PIPE: "standard output closed early",
     streamer.cli.main.EXIT_TERMINATED: "terminated",
+    streamer.cli.main.EXIT_HANGUP: "hang-up",
+    streamer.cli.main.EXIT_QUIT: "quit",
 }
 
 

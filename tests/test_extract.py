@@ -678,7 +678,10 @@ def test_invalid_source_exits_3_before_any_request(tmp_path: Path) -> None:
     assert server.requests == [] and not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("sig", "status"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGQUIT, 131)],
+)
 def test_an_interrupted_run_ends_quietly_and_keeps_the_answers(
     tmp_path: Path, sig: signal.Signals, status: int
 ) -> None:

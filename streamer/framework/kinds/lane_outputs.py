@@ -14,9 +14,12 @@ from streamer.framework.errors import LaneOutputError
 from streamer.framework.json_bytes import check_unique
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.members import check_members
+from streamer.framework.regular_files import MIB, read_regular_file
 
 R = TypeVar("R", bound=msgspec.Struct)
 
+# A lane output is read whole: a regular file of at most this many bytes.
+LANE_OUTPUT_MAX_BYTES = 256 * MIB
 _MEMBERS = ("lane_id", "artifact_kind", "schema", "source", "records")
 _SOURCE_MEMBERS = frozenset({"document_id", "semantic_digest"})
 
@@ -60,12 +63,12 @@ def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOut
     """Read and validate one lane output file. Errors name the lane and a JSON path."""
     where = f"lane {lane_id} ({path.name})"
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, LANE_OUTPUT_MAX_BYTES, where, LaneOutputError)
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         raise LaneOutputError(f"{where}: not valid JSON") from None
-    except OSError as error:
-        raise LaneOutputError(f"{where}: cannot be read ({error.strerror})") from None
+    except FileNotFoundError:
+        raise LaneOutputError(f"{where}: does not exist") from None
     check_unique(raw, data, where, LaneOutputError)  # records, references, source: RFC 7493
     return parse_lane_output(data, lane_id, kind, where)
 
