@@ -95,7 +95,7 @@ def token(option: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])")
 
 
-def metavar(command: click.Command, argument: click.Argument) -> str:
+def metavar(command: click.Command, argument: click.Parameter) -> str:
     return argument.make_metavar(click.Context(command)).strip("[].")
 
 
