@@ -65,7 +65,8 @@ def test_canonical_bytes_match_rfc8785(value: Any) -> None:
 def test_unit_lists_encode_as_rfc8785(units: list[dict[str, str]]) -> None:
     import msgspec
 
-    from streamer.framework.source.units import SourceUnit, canonical_units
+    from streamer.framework.source.unit import SourceUnit
+    from streamer.framework.source.units import canonical_units
 
     structs = msgspec.convert(units, list[SourceUnit])
     assert canonical_units(structs, str)[0] == rfc8785(units).encode("utf-8")

@@ -34,7 +34,7 @@ import orjson
 
 from benchmarks.contenders import PYTHON, Contender, Invocation, register, version_of
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
-from streamer.framework.source.units import SourceUnit
+from streamer.framework.source.unit import SourceUnit
 
 if TYPE_CHECKING:
     from benchmarks.cases import Case

@@ -34,9 +34,9 @@ from streamer.framework.kinds.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import DocumentIdentity
 from streamer.framework.source.reference import SourceReference
+from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.units import (
     Batch,
-    SourceUnit,
     published_units,
     unit_ids,
 )

@@ -11,13 +11,13 @@ the rules (``NonEmpty`` strings, ``Annotated[int, msgspec.Meta(ge=1)] | None``, 
 * ``RecordType.without``: the same record less one member (the model-facing record).
 
 The rules are read from ``msgspec.inspect`` type information, so the parser and the schema
-cannot disagree with the declaration. msgspec parses; the walk in ``_explain`` runs only
+cannot disagree with the declaration. msgspec parses; ``declared_rules.explain`` runs only
 when it refuses, to say where and why in a content-safe sentence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -25,8 +25,8 @@ import msgspec
 import msgspec.inspect as mi
 import msgspec.structs
 
+from streamer.framework.declared_rules import explain
 from streamer.framework.errors import LaneOutputError
-from streamer.framework.members import check_members
 from streamer.framework.source.reference import SourceReference
 
 R = TypeVar("R", bound=msgspec.Struct)
@@ -59,6 +59,10 @@ class RecordError(LaneOutputError):
         super().__init__(f"{path}{rule}" if rule.startswith(":") else f"{path} {rule}")
 
 
+def _record_error(path: str, rule: str, struct: mi.StructType | None) -> RecordError:
+    return RecordError(path, rule)
+
+
 class RecordType(Generic[R]):
     """The parser, encoder and schema of one record ``Struct``."""
 
@@ -78,7 +82,7 @@ class RecordType(Generic[R]):
         try:
             return msgspec.convert(data, self.struct, strict=True)
         except msgspec.ValidationError:
-            _explain(self.info, data, path)
+            explain(self.info, data, path, _record_error)
             raise RecordError(path, "breaks its declaration") from None  # pragma: no cover
 
     def to_json(self, record: R) -> dict[str, Any]:
@@ -105,80 +109,6 @@ class RecordType(Generic[R]):
         return RecordType(
             msgspec.defstruct(name, fields, forbid_unknown_fields=True, module=__name__)
         )
-
-
-def _explain(info: mi.Type, value: Any, path: str) -> None:
-    """Raise the ``RecordError`` of the first rule ``value`` breaks; return if none."""
-    if isinstance(info, mi.UnionType):
-        if value is None and any(isinstance(t, mi.NoneType) for t in info.types):
-            return
-        (inner,) = (t for t in info.types if not isinstance(t, mi.NoneType))
-        if not _fits(inner, value):
-            raise RecordError(path, f"{_rule(inner)} or null")
-        _explain(inner, value, path)
-    elif isinstance(info, mi.StructType):
-        if type(value) is not dict:
-            raise RecordError(path, _rule(info))
-        required = [field.encode_name for field in info.fields if field.required]
-        check_members(
-            value, [field.encode_name for field in info.fields], required, path, RecordError
-        )
-        for field in info.fields:
-            if field.encode_name in value:
-                _explain(field.type, value[field.encode_name], f"{path}.{field.encode_name}")
-    elif isinstance(info, mi.ListType):
-        if type(value) is not list or len(value) < (info.min_length or 0):
-            raise RecordError(path, _rule(info))
-        for index, item in enumerate(value):
-            _explain(info.item_type, item, f"{path}[{index}]")
-    elif not _fits(info, value):
-        raise RecordError(path, _rule(info))
-
-
-def _fits(info: mi.Type, value: Any) -> bool:
-    """Whether ``value`` has the JSON type of ``info`` (and, for scalars, its bounds)."""
-    if isinstance(info, mi.StrType):
-        return type(value) is str and len(value) >= (info.min_length or 0)
-    if isinstance(info, mi.IntType):
-        return type(value) is int and (info.ge is None or value >= info.ge)
-    if isinstance(info, mi.LiteralType):
-        return any(type(value) is type(choice) and value == choice for choice in info.values)
-    if isinstance(info, mi.StructType):
-        return type(value) is dict
-    if isinstance(info, mi.ListType):
-        return type(value) is list
-    raise TypeError(f"records cannot declare {info!r}")  # pragma: no cover
-
-
-def _rule(info: mi.Type) -> str:
-    """What a value of ``info`` must be, as the end of a sentence."""
-    if isinstance(info, mi.StrType):
-        return "must be a non-empty string" if info.min_length else "must be a string"
-    if isinstance(info, mi.IntType):
-        return f"must be an integer >= {info.ge}" if info.ge is not None else "must be an integer"
-    if isinstance(info, mi.LiteralType):
-        return "must be one of: " + ", ".join(str(choice) for choice in info.values)
-    if isinstance(info, mi.StructType):
-        return "must be an object with " + _and(field.encode_name for field in info.fields)
-    if isinstance(info, mi.ListType):
-        noun = _noun(info.item_type)
-        return (
-            f"must be a non-empty list of {noun}"
-            if info.min_length
-            else f"must be a list of {noun}"
-        )
-    raise TypeError(f"records cannot declare {info!r}")  # pragma: no cover
-
-
-def _noun(info: mi.Type) -> str:
-    if isinstance(info, mi.StructType) and info.cls is SourceReference:
-        return "source references"
-    return "objects" if isinstance(info, mi.StructType) else "values"
-
-
-def _and(names: Iterable[str]) -> str:
-    listed = list(names)
-    return ", ".join(listed[:-1]) + " and " + listed[-1] if len(listed) > 1 else listed[0]
 
 
 def _schema(info: mi.Type) -> dict[str, Any]:

@@ -44,11 +44,11 @@ from streamer.framework.json_bytes import (
     first_duplicate,
 )
 from streamer.framework.safe_text import quoted
+from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.unit_rules import validate_unit
 from streamer.framework.source.units import (
     Batch,
     Dropped,
-    SourceUnit,
     canonical_units,
     convert_units,
     decode_array,

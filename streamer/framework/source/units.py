@@ -13,45 +13,17 @@ content-safe error.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
+from streamer.framework.source.reference import SourceReference
+from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.unit_rules import validate_unit
 
-Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INTEGER)]
-NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 Where = Callable[[int], str]
-
-
-class SelfReference(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    start_unit_id: str
-    end_unit_id: str
-
-
-class UnitMetadata(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    """Accepted metadata, in published member order."""
-
-    speaker: str | UnsetType = UNSET
-    start_ms: Milliseconds | UnsetType = UNSET
-    end_ms: Milliseconds | UnsetType = UNSET
-
-
-class SourceUnit(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    """One accepted source unit, in published member order.
-
-    ``source_ref`` is unset on every unit a batch yields (the digest does not cover it);
-    it is set, to the unit itself, only when the unit is published.
-    """
-
-    unit_id: NonEmpty
-    kind: NonEmpty
-    text: str
-    source_ref: SelfReference | UnsetType = UNSET
-    metadata: UnitMetadata | UnsetType = UNSET
 
 
 _decoder = msgspec.json.Decoder(SourceUnit)
@@ -64,7 +36,7 @@ def published_units(units: list[SourceUnit]) -> bytes:
     """The published form of ``units``, comma-separated: each with its self-reference,
     members in contract order (``unit_id, kind, text, source_ref, metadata``)."""
     for unit in units:
-        unit.source_ref = SelfReference(unit.unit_id, unit.unit_id)
+        unit.source_ref = SourceReference(unit.unit_id, unit.unit_id)
     return _published.encode(units)[1:-1]
 
 
