@@ -15,6 +15,7 @@ from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.outputs import check_output_destination
+from streamer.api.run import RunResult, run
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -29,6 +30,7 @@ __all__ = [
     "ChunkResult",
     "EvidenceResult",
     "ImportResult",
+    "RunResult",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -41,6 +43,7 @@ __all__ = [
     "open_source",
     "project",
     "read_lane_outputs",
+    "run",
     "schema",
     "schema_ids",
     "source_batches",
