@@ -10,6 +10,7 @@ and their outputs), ``sources`` (reading a source document once, in batches), ``
 (publishing a result), ``evidence``, ``transcripts`` (import and chunk) and ``bundles``.
 """
 
+from streamer.api.batch import BatchResult, batch
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
@@ -26,11 +27,13 @@ from streamer.api.transcripts import (
 )
 
 __all__ = [
+    "BatchResult",
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",
     "ImportResult",
     "RunResult",
+    "batch",
     "bundle",
     "check_output_destination",
     "chunk",

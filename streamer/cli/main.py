@@ -2,7 +2,8 @@
 content-safe line on standard error with the documented exit status.
 
 Exit status: 0 success; 1 unexpected failure; 2 usage or configuration error;
-3 invalid input; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 141 closed pipe.
+3 invalid input; 4 some sessions of a batch failed; 130 interrupted (Ctrl-C);
+143 terminated (SIGTERM); 141 closed pipe.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
+from streamer.api.batch import SESSIONS_FAILED_EXIT_STATUS
 from streamer.cli import (  # each import registers its command
+    batch_command,  # noqa: F401
     bundle_command,  # noqa: F401
     chunk_command,  # noqa: F401
     evidence_command,  # noqa: F401
@@ -33,6 +36,7 @@ from streamer.framework.errors import StreamerError
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
+EXIT_SESSIONS_FAILED = SESSIONS_FAILED_EXIT_STATUS
 EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
