@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamer.api import stages
 from streamer.api.config import load_config
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
 from streamer.api.sources import Progress
-from streamer.api.stages import BUNDLE, CANDIDATES, LANES, REPORT, STAGES, RunPlan, Stage
+from streamer.api.stages import BUNDLE, CANDIDATES, LANES, REPORT, RunPlan, Stage
 from streamer.api.transcripts import default_document_id
 from streamer.api.work_folder import (
     RECORD_VERSION,
@@ -259,7 +260,7 @@ def run(
     plan.progress = progress
     known = _Digests()
     outcomes: list[StageOutcome] = []
-    for stage in STAGES:
+    for stage in stages.STAGES:
         if not stage.available:
             outcomes.append(StageOutcome(stage.name, "unavailable", 0.0, {}))
             continue

@@ -1,0 +1,248 @@
+"""``streamer run``: one transcript through every stage; the same bytes as the commands
+run one by one; a rerun runs only what is missing; ``--lane``; safe destinations."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from streamer import api
+from streamer.api import stages
+from streamer.api.run import report_path_of, work_folder_of
+from streamer.framework.errors import ConfigurationError
+from tests.run_support import CONFIG, IMPORT, StageCalls, statuses, tree
+from tests.support import run_cli
+
+AVAILABLE = [stage.name for stage in stages.STAGES if stage.available]
+EVERY = [stage.name for stage in stages.STAGES]
+
+
+def quiet(_: str) -> None:
+    pass
+
+
+def by_hand(root: Path, transcript: Path, format_name: str, document_id: str) -> Path:
+    """The bundle the stage commands publish when run one after the other."""
+    root.mkdir()
+    config = api.load_config(CONFIG)
+    source = root / "source.jsonl"
+    api.import_transcript(format_name, transcript, document_id=document_id, output=source)
+    lanes = root / "lanes"
+    lanes.mkdir()
+    api.bundle(config, source, lanes, root / "bundle", warn=quiet)
+    return root / "bundle"
+
+
+def run(tmp: Path, *args: str, name: str = "out") -> tuple[int, dict[str, Any] | None, str]:
+    result = run_cli(
+        [
+            "run",
+            "--config",
+            str(CONFIG),
+            str(IMPORT / "bridge.vtt"),
+            "--format",
+            "webvtt",
+            "--output",
+            str(tmp / name),
+            *args,
+        ]
+    )
+    receipt = orjson.loads(result.stdout) if result.status == 0 else None
+    return result.status, receipt, result.stderr
+
+
+def test_run_publishes_the_bundle_the_commands_publish_one_by_one(tmp_path: Path) -> None:
+    status, receipt, stderr = run(tmp_path)
+    assert status == 0, stderr
+    assert receipt is not None
+    reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
+    assert tree(tmp_path / "out") == tree(reference)
+    assert receipt["status"] == "ok"
+    assert receipt["document_id"] == "bridge"
+    assert receipt["files"] == sorted(tree(reference))
+    assert statuses(receipt) == [
+        (name, "ran" if name in AVAILABLE else "unavailable") for name in EVERY
+    ]
+    counts = {stage["stage"]: stage.get("counts") for stage in receipt["stages"]}
+    assert counts["import"]["units"] == 7
+    # normalized_lanes counts lane payloads only, never the evidence context
+    assert receipt["normalized_lanes"] == sum(
+        1 for name in receipt["files"] if name.startswith("lanes/")
+    )
+    work = tmp_path / "out.work"
+    assert sorted(path.name for path in (work / "stages").iterdir()) == sorted(
+        f"{name}.json" for name in AVAILABLE
+    )
+    for path in [tmp_path / "out", work, *work.rglob("*"), *(tmp_path / "out").rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_a_rerun_runs_no_stage_and_publishes_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = StageCalls(monkeypatch)
+    output = tmp_path / "out"
+    first = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    published = tree(output)
+    inode = (output / "index.json").stat().st_ino
+    second = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    assert counter.calls == {name: 1 for name in AVAILABLE}
+    assert [outcome.status for outcome in first.stages if outcome.stage in AVAILABLE] == [
+        "ran"
+    ] * len(AVAILABLE)
+    assert [outcome.status for outcome in second.stages if outcome.stage in AVAILABLE] == [
+        "skipped"
+    ] * len(AVAILABLE)
+    assert second.receipt()["files"] == first.receipt()["files"]
+    assert tree(output) == published
+    assert (output / "index.json").stat().st_ino == inode  # not even republished
+
+
+def test_after_an_interruption_in_the_bundle_stage_the_rerun_runs_only_that_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = StageCalls(monkeypatch)
+    output = tmp_path / "out"
+    counter.fail_in = "bundle"
+    with pytest.raises(KeyboardInterrupt):
+        api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    assert not output.exists()  # a failed run publishes nothing
+    assert not report_path_of(output).exists()
+    assert sorted(os.listdir(tmp_path)) == ["out.work"]
+    counter.fail_in = None
+    result = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    before_bundle = AVAILABLE[: AVAILABLE.index("bundle")]
+    assert counter.calls == {name: 1 if name in before_bundle else 2 for name in AVAILABLE}
+    assert [(o.stage, o.status) for o in result.stages if o.stage in AVAILABLE] == [
+        (name, "skipped" if name in before_bundle else "ran") for name in AVAILABLE
+    ]
+    reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
+    assert tree(output) == tree(reference)
+
+
+def test_a_changed_input_or_configuration_reruns_the_stages_that_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = StageCalls(monkeypatch)
+    transcript = tmp_path / "session.vtt"
+    shutil.copy(IMPORT / "bridge.vtt", transcript)
+    config = tmp_path / "streamer.yaml"
+    shutil.copy(CONFIG, config)
+    output = tmp_path / "out"
+    api.run(config, transcript, "webvtt", output, warn=quiet)
+    with open(config, "a", encoding="utf-8") as out:
+        out.write("# a comment changes the file's digest\n")
+    changed = api.run(config, transcript, "webvtt", output, warn=quiet)
+    assert [(o.stage, o.status) for o in changed.stages if o.stage in AVAILABLE] == [
+        (name, "skipped" if name == "import" else "ran") for name in AVAILABLE
+    ]
+    transcript.write_bytes(transcript.read_bytes().replace(b"goblin", b"kobold"))
+    again = api.run(config, transcript, "webvtt", output, warn=quiet)
+    assert [o.status for o in again.stages if o.stage in AVAILABLE] == ["ran"] * len(AVAILABLE)
+    assert counter.calls["import"] == 2
+    assert counter.calls["bundle"] == 3
+    assert again.semantic_digest != changed.semantic_digest
+
+
+def test_a_work_folder_output_changed_by_hand_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = StageCalls(monkeypatch)
+    output = tmp_path / "out"
+    api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    source = work_folder_of(output) / "source.jsonl"
+    source.write_bytes(source.read_bytes() + b"\n")
+    api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    assert counter.calls["import"] == 2
+
+
+def test_lane_selects_the_lanes_of_the_run(tmp_path: Path) -> None:
+    status, receipt, stderr = run(tmp_path, "--lane", "npcs")
+    assert status == 0, stderr
+    assert receipt is not None
+    index = orjson.loads((tmp_path / "out" / "index.json").read_bytes())
+    evidence = orjson.loads((tmp_path / "out" / "evidence-context.json").read_bytes())
+    # the evidence document still records the whole configured allowlist
+    assert evidence["lanes"] == ["combat-turns", "npcs"]
+    assert all(lane["lane_id"] == "npcs" for lane in index.get("lanes", []))
+    status, _, stderr = run(tmp_path, "--lane", "spells", name="other")
+    assert status == 2
+    assert stderr == (
+        "streamer: error: --lane 'spells' is not a configured lane "
+        "(hint: configured lanes: npcs, combat-turns)\n"
+    )
+    assert not (tmp_path / "other").exists()
+    assert not (tmp_path / "other.work").exists()
+
+
+def test_an_output_the_run_did_not_make_is_replaced_only_with_force(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    status, _, stderr = run(tmp_path)
+    assert status == 2
+    assert stderr == (
+        "streamer: error: output out is a folder without index.json, not a bundle; it is "
+        "never replaced (hint: choose another --output, or remove the folder yourself)\n"
+    )
+    assert (tmp_path / "out" / "notes.txt").read_text() == "mine"
+    shutil.rmtree(tmp_path / "out")
+    by_hand(tmp_path / "elsewhere", IMPORT / "bridge.txt", "text", "other")
+    shutil.copytree(tmp_path / "elsewhere" / "bundle", tmp_path / "out")
+    status, _, stderr = run(tmp_path)
+    assert status == 2
+    assert stderr == (
+        "streamer: error: output out already exists (hint: use --force to replace it)\n"
+    )
+    assert not (tmp_path / "out.work").exists()
+    status, _, stderr = run(tmp_path, "--force")
+    assert status == 0, stderr
+    reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
+    assert tree(tmp_path / "out") == tree(reference)
+
+
+@pytest.mark.parametrize(
+    ("transcript", "format_name", "message"),
+    [
+        ("-", "webvtt", "streamer run reads a transcript file, not standard input"),
+        ("missing.vtt", "webvtt", "transcript missing.vtt does not exist or is not a file"),
+        ("bridge.vtt", "docx", "unknown import format 'docx'"),
+    ],
+)
+def test_usage_errors_come_before_any_stage(
+    tmp_path: Path, transcript: str, format_name: str, message: str
+) -> None:
+    path = transcript if transcript == "-" else os.fspath(IMPORT / transcript)
+    with pytest.raises(ConfigurationError) as raised:
+        api.run(CONFIG, path, format_name, tmp_path / "out", warn=quiet)
+    assert raised.value.message == message
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_bad_transcript_fails_with_status_3_and_publishes_nothing(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.vtt"
+    broken.write_text("not WebVTT\n")
+    result = run_cli(
+        [
+            "run",
+            "--config",
+            str(CONFIG),
+            str(broken),
+            "--format",
+            "webvtt",
+            "--output",
+            str(tmp_path / "out"),
+        ]
+    )
+    assert result.status == 3
+    assert result.stdout == b""
+    assert result.stderr == (
+        "streamer: error: webvtt broken.vtt: line 1: a WebVTT file must start with WEBVTT\n"
+    )
+    assert sorted(os.listdir(tmp_path)) == ["broken.vtt", "out.work"]
