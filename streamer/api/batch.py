@@ -24,11 +24,11 @@ import msgspec
 
 from streamer import __version__
 from streamer.api.batch_executors import (
+    DaskPool,
+    LocalPool,
     SessionJob,
     SessionOutcome,
-    dask_outcomes,
     default_workers,
-    local_outcomes,
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.config import load_config
@@ -180,6 +180,22 @@ def batch(
     selected = tuple(run_lanes) if lanes else ()
     sessions = read_manifest(manifest)
     folder = _output_folder(output_dir)
+    pool = DaskPool(scheduler) if scheduler is not None else LocalPool(workers or default_workers())
+    try:
+        return _batch(config_path, sessions, folder, pool, run_lanes, selected, progress)
+    finally:
+        pool.close()
+
+
+def _batch(
+    config_path: str | os.PathLike[str],
+    sessions: tuple[Session, ...],
+    folder: Path,
+    pool: DaskPool | LocalPool,
+    run_lanes: tuple[str, ...],
+    selected: tuple[str, ...],
+    progress: Callable[[BatchProgress], None] | None,
+) -> BatchResult:
     if not folder.exists():
         os.mkdir(folder, DIRECTORY_MODE)
     summary = folder / SUMMARY_FILE
@@ -229,11 +245,7 @@ def batch(
     _write_summary(summary, lines)
     show()
     if jobs:
-        if scheduler is not None:
-            outcomes = dask_outcomes(jobs, scheduler, running)
-        else:
-            outcomes = local_outcomes(jobs, workers or default_workers(), running)
-        for outcome in outcomes:
+        for outcome in pool.outcomes(jobs, running):
             lines[outcome.row] = _line(by_row[outcome.row], outcome, inputs[outcome.row])
             _write_summary(summary, lines)
             show()

@@ -86,22 +86,65 @@ Running = Callable[[int], None]
 """Called with the number of sessions in progress whenever it may have changed."""
 
 
-def local_outcomes(
-    jobs: Sequence[SessionJob], workers: int, running: Running
-) -> Iterator[SessionOutcome]:
-    """Run ``jobs`` on ``workers`` local processes (started by spawning, never forking a
-    process that holds threads); yield each outcome as it completes."""
-    context = multiprocessing.get_context("spawn")
-    executor = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
-    try:
-        pending = {executor.submit(run_session, job): job for job in jobs}
-        running(min(workers, len(pending)))
-        for future in concurrent.futures.as_completed(pending):
-            job = pending.pop(future)
-            yield _outcome(job, future.result)
-            running(min(workers, len(pending)))
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+class LocalPool:
+    """``workers`` local processes, started by spawning (never by forking a process that
+    holds threads)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def close(self) -> None:
+        pass
+
+    def outcomes(self, jobs: Sequence[SessionJob], running: Running) -> Iterator[SessionOutcome]:
+        """Run ``jobs``; yield each outcome as it completes."""
+        context = multiprocessing.get_context("spawn")
+        executor = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context)
+        try:
+            pending = {executor.submit(run_session, job): job for job in jobs}
+            running(min(self.workers, len(pending)))
+            for future in concurrent.futures.as_completed(pending):
+                job = pending.pop(future)
+                yield _outcome(job, future.result)
+                running(min(self.workers, len(pending)))
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskPool:
+    """The workers of the running Dask distributed scheduler at ``address``; they need
+    streamer installed and see the same paths. Connecting is checked at once."""
+
+    def __init__(self, address: str) -> None:
+        distributed = _distributed()
+        self._as_completed = distributed.as_completed
+        try:
+            self._client = distributed.Client(address, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError):
+            raise ConfigurationError(
+                f"cannot reach the Dask scheduler at {address[:100]}",
+                hint="start it with 'dask scheduler', then 'dask worker ADDRESS' on each machine",
+            ) from None
+
+    def close(self) -> None:
+        self._client.close()
+
+    def outcomes(self, jobs: Sequence[SessionJob], running: Running) -> Iterator[SessionOutcome]:
+        """Submit ``jobs``; yield each outcome as it completes."""
+        slots = max(1, sum(self._client.nthreads().values()))
+        token = uuid.uuid4().hex
+        futures = self._client.map(
+            run_session, list(jobs), key=[f"streamer-run-{token}-{job.row}" for job in jobs]
+        )
+        pending = dict(zip(futures, jobs, strict=True))
+        try:
+            running(min(slots, len(pending)))
+            for future in self._as_completed(futures, loop=self._client.loop):
+                job = pending.pop(future)
+                yield _outcome(job, future.result)
+                running(min(slots, len(pending)))
+        finally:
+            self._client.cancel(list(pending))
 
 
 def _outcome(job: SessionJob, result: Callable[[], Any]) -> SessionOutcome:
@@ -130,35 +173,6 @@ def _distributed() -> Any:
             "--scheduler needs Dask distributed, which is not installed",
             hint="pip install 'streamer[dask]', or use --workers N for a local pool",
         ) from None
-
-
-def dask_outcomes(
-    jobs: Sequence[SessionJob], address: str, running: Running
-) -> Iterator[SessionOutcome]:
-    """Submit ``jobs`` to the Dask distributed scheduler at ``address``; yield each
-    outcome as it completes. Its workers need streamer installed and see the same paths."""
-    distributed = _distributed()
-    try:
-        client = distributed.Client(address, timeout="10s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError):
-        raise ConfigurationError(
-            f"cannot reach the Dask scheduler at {address[:100]}",
-            hint="start it with 'dask scheduler', then 'dask worker ADDRESS' on each machine",
-        ) from None
-    try:
-        slots = max(1, sum(client.nthreads().values()))
-        token = uuid.uuid4().hex
-        futures = client.map(
-            run_session, list(jobs), key=[f"streamer-run-{token}-{job.row}" for job in jobs]
-        )
-        pending = dict(zip(futures, jobs, strict=True))
-        running(min(slots, len(pending)))
-        for future in distributed.as_completed(futures):
-            job = pending.pop(future)
-            yield _outcome(job, future.result)
-            running(min(slots, len(pending)))
-    finally:
-        client.close()
 
 
 def default_workers() -> int:
