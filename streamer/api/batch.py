@@ -103,12 +103,6 @@ def _output_folder(output_dir: str | os.PathLike[str]) -> Path:
     folder = Path(output_dir)
     if os.path.lexists(folder) and not folder.is_dir():
         raise ConfigurationError(f"--output-dir {folder.name} is not a folder")
-    parent = folder.parent if str(folder.parent) else Path(".")
-    if not folder.exists() and not parent.is_dir():
-        raise ConfigurationError(
-            f"the folder holding --output-dir {folder.name} does not exist",
-            hint="create it first",
-        )
     return folder
 
 
@@ -197,7 +191,7 @@ def _batch(
     progress: Callable[[BatchProgress], None] | None,
 ) -> BatchResult:
     if not folder.exists():
-        os.mkdir(folder, DIRECTORY_MODE)
+        os.makedirs(folder, DIRECTORY_MODE)
     summary = folder / SUMMARY_FILE
     previous = _previous_lines(summary)
     config_digest = file_digest(Path(config_path))
