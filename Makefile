@@ -53,6 +53,7 @@ unit: venv
 
 bench: venv
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.batch_bench
 
 lock: venv
 	$(BIN)/python -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new
