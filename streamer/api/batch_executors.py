@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
@@ -99,9 +100,11 @@ class LocalPool:
 
     def outcomes(self, jobs: Sequence[SessionJob], running: Running) -> Iterator[SessionOutcome]:
         """Run ``jobs``; yield each outcome as it completes."""
+        context: BaseContext
         if "forkserver" in multiprocessing.get_all_start_methods():
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload([__name__])
+            forkserver = multiprocessing.get_context("forkserver")
+            forkserver.set_forkserver_preload([__name__])
+            context = forkserver
         else:  # pragma: no cover - not POSIX
             context = multiprocessing.get_context("spawn")
         executor = concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=context)
