@@ -5,6 +5,7 @@ local pool and on a real Dask cluster, each bundle byte-identical to a sequentia
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import orjson
 import pytest
 
 from streamer import api
-from streamer.api.batch import SUMMARY_FILE
+from streamer.api.batch import SUMMARY_FILE, BatchProgress
 from streamer.api.run import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
 from tests.run_support import CONFIG, IMPORT, tree
@@ -305,3 +306,36 @@ def test_the_product_never_imports_distributed_itself() -> None:
         [sys.executable, "-c", code], capture_output=True, check=True, cwd=REPO
     )
     assert completed.stdout == b"False\n"
+
+
+def test_an_unreachable_scheduler_fails_before_anything_is_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("distributed")
+    from streamer.api import batch_executors
+
+    monkeypatch.setattr(batch_executors, "CONNECT_TIMEOUT", "1s")
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(ConfigurationError) as raised:
+        api.batch(CONFIG, CAMPAIGN, tmp_path / "o", scheduler=f"tcp://127.0.0.1:{port}")
+    assert raised.value.one_line() == (
+        f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (hint: start it with "
+        "'dask scheduler', then 'dask worker ADDRESS' on each machine)"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_progress_reports_done_failed_and_running(tmp_path: Path) -> None:
+    states: list[BatchProgress] = []
+    api.batch(CONFIG, WITH_CORRUPT, tmp_path / "o", workers=1, progress=states.append)
+    assert states[0] == BatchProgress(done=0, failed=0, running=0, total=4)
+    assert states[-1] == BatchProgress(done=3, failed=1, running=0, total=4)
+    finished = [(state.done, state.failed) for state in states]
+    assert finished == sorted(finished)  # never goes back
+    assert max(state.running for state in states) == 1  # one worker
+    states.clear()
+    api.batch(CONFIG, WITH_CORRUPT, tmp_path / "o", workers=1, progress=states.append)
+    assert states[0] == BatchProgress(done=3, failed=0, running=0, total=4)  # skipped ones
+    assert states[-1] == BatchProgress(done=3, failed=1, running=0, total=4)

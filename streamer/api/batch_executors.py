@@ -24,6 +24,7 @@ from streamer.framework.errors import ConfigurationError, StreamerError
 from streamer.output.publication import atomic_file
 
 WARNINGS_FILE = "warnings.log"
+CONNECT_TIMEOUT = "10s"
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,9 @@ class DaskPool:
         distributed = _distributed()
         self._as_completed = distributed.as_completed
         try:
-            self._client = distributed.Client(address, timeout="10s", set_as_default=False)
+            self._client = distributed.Client(
+                address, timeout=CONNECT_TIMEOUT, set_as_default=False
+            )
         except (OSError, TimeoutError, ValueError):
             raise ConfigurationError(
                 f"cannot reach the Dask scheduler at {address[:100]}",
