@@ -132,8 +132,15 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
 # -- normalize ------------------------------------------------------------------------------
 
 
+def _glossary(plan: RunPlan) -> dict[str, Path]:
+    """The configured glossary (``pipeline.normalization.glossary``), when there is one."""
+    settings: Any = getattr(plan.config, "normalization", None)
+    path = getattr(settings, "glossary", None)
+    return {} if path is None else {"glossary": Path(path)}
+
+
 def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
-    return {"source": plan.path(SOURCE), "candidates": plan.path(CANDIDATES)}
+    return {"source": plan.path(SOURCE), "candidates": plan.path(CANDIDATES), **_glossary(plan)}
 
 
 def _normalize(plan: RunPlan) -> dict[str, Any]:
