@@ -7,7 +7,8 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk) and ``bundles``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``
+and ``bundles``.
 """
 
 from streamer.api.batch import BatchResult, batch
@@ -15,6 +16,7 @@ from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, valid
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
+from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
 from streamer.api.run import RunResult, run
 from streamer.api.sources import open_source, source_batches
@@ -34,6 +36,7 @@ __all__ = [
     "ImportResult",
     "RunResult",
     "batch",
+    "NormalizeResult",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -43,6 +46,7 @@ __all__ = [
     "evidence",
     "import_transcript",
     "load_config",
+    "normalize",
     "open_source",
     "project",
     "read_lane_outputs",
