@@ -33,8 +33,10 @@ def by_hand(root: Path, transcript: Path, format_name: str, document_id: str) ->
     config = api.load_config(CONFIG)
     source = root / "source.jsonl"
     api.import_transcript(format_name, transcript, document_id=document_id, output=source)
+    candidates = root / "candidates"
+    candidates.mkdir()
     lanes = root / "lanes"
-    lanes.mkdir()
+    api.normalize(config, source, candidates, lanes, warn=quiet)
     api.bundle(config, source, lanes, root / "bundle", warn=quiet)
     return root / "bundle"
 

@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from streamer import __version__
-from streamer.api import bundles, transcripts
+from streamer.api import bundles, normalize, transcripts
 from streamer.api.lanes import Warn
 from streamer.api.sources import Progress
 from streamer.api.work_folder import WorkFolder, file_digest
@@ -144,7 +144,6 @@ def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
 
 
 def _normalize(plan: RunPlan) -> dict[str, Any]:
-    normalize = _optional("streamer.api.normalize")
     result = normalize.normalize(
         plan.config,
         plan.path(SOURCE),
@@ -212,7 +211,6 @@ STAGES: Sequence[Stage] = (
         _configured,
         (LANES,),
         _normalize,
-        module="streamer.api.normalize",
     ),
     Stage("bundle", _bundle_inputs, _configured, (BUNDLE,), _bundle),
     Stage(
