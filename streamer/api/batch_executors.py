@@ -116,6 +116,13 @@ class LocalPool:
                 job = pending.pop(future)
                 yield _outcome(job, future.result)
                 running(min(self.workers, len(pending)))
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM) or closed early: stop the sessions in progress
+            # rather than wait for them; each one publishes nothing when stopped.
+            executor.shutdown(wait=False, cancel_futures=True)
+            for child in multiprocessing.active_children():
+                child.terminate()
+            raise
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
 
