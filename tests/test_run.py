@@ -17,7 +17,7 @@ from streamer.api import stages
 from streamer.api.run import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
 from tests.run_support import CONFIG, IMPORT, StageCalls, statuses, tree
-from tests.support import run_cli
+from tests.support import REPO, run_cli
 
 AVAILABLE = [stage.name for stage in stages.STAGES if stage.available]
 EVERY = [stage.name for stage in stages.STAGES]
@@ -248,3 +248,28 @@ def test_a_bad_transcript_fails_with_status_3_and_publishes_nothing(tmp_path: Pa
         "streamer: error: webvtt broken.vtt: line 1: a WebVTT file must start with WEBVTT\n"
     )
     assert sorted(os.listdir(tmp_path)) == ["broken.vtt", "out.work"]
+
+
+def test_a_changed_glossary_reruns_normalization_but_not_the_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counter = StageCalls(monkeypatch)
+    glossary = tmp_path / "campaign.yaml"
+    shutil.copy(REPO / "fixtures" / "demo" / "campaign.yaml", glossary)
+    config = tmp_path / "streamer.yaml"
+    config.write_text(
+        CONFIG.read_text().replace(
+            "pipeline:\n", "pipeline:\n  normalization: {glossary: campaign.yaml}\n"
+        )
+    )
+    output = tmp_path / "out"
+    api.run(config, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    with open(glossary, "a", encoding="utf-8") as out:
+        out.write("# changed\n")
+    again = api.run(config, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    ran = {o.stage for o in again.stages if o.status == "ran"}
+    # the glossary is read by extraction (the party) and normalization; normalization
+    # made the same lane outputs (there are no candidates), so the bundle is skipped
+    assert ran == {"normalize"} | ({"extract"} if "extract" in AVAILABLE else set())
+    assert counter.calls["import"] == 1
+    assert counter.calls["normalize"] == 2

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +24,7 @@ from streamer.api.lanes import Warn
 from streamer.api.sources import Progress
 from streamer.api.work_folder import WorkFolder, file_digest
 from streamer.configuration import Configuration
+from streamer.output.publication import DIRECTORY_MODE
 
 SOURCE = "source.jsonl"
 CANDIDATES = "candidates"
@@ -83,6 +86,12 @@ def _configured(plan: RunPlan) -> dict[str, Any]:
     return {"streamer": __version__, "config": plan.config_digest, "lanes": list(plan.lanes)}
 
 
+def _glossary(plan: RunPlan) -> dict[str, Path]:
+    """The configured glossary (``pipeline.normalization.glossary``), when there is one."""
+    path = plan.config.normalization.glossary
+    return {} if path is None else {"glossary": path}
+
+
 # -- import ---------------------------------------------------------------------------------
 
 
@@ -109,11 +118,17 @@ def _import(plan: RunPlan) -> dict[str, Any]:
 
 
 def _extract_inputs(plan: RunPlan) -> Mapping[str, Path]:
-    return {"source": plan.path(SOURCE)}
+    # the glossary's party gives the rules engine its casters
+    return {"source": plan.path(SOURCE), **_glossary(plan)}
 
 
 def _extract(plan: RunPlan) -> dict[str, Any]:
     extract = _optional("streamer.api.extract")
+    # The stage owns the folder: a lane of an earlier run (or one that fails now) leaves no
+    # stale candidates behind. The answers stay in the cache beside it.
+    candidates = plan.path(CANDIDATES)
+    shutil.rmtree(candidates)
+    os.mkdir(candidates, DIRECTORY_MODE)
     result = extract.extract(
         plan.config,
         plan.path(SOURCE),
@@ -130,13 +145,6 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
 
 
 # -- normalize ------------------------------------------------------------------------------
-
-
-def _glossary(plan: RunPlan) -> dict[str, Path]:
-    """The configured glossary (``pipeline.normalization.glossary``), when there is one."""
-    settings: Any = getattr(plan.config, "normalization", None)
-    path = getattr(settings, "glossary", None)
-    return {} if path is None else {"glossary": Path(path)}
 
 
 def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
@@ -192,7 +200,12 @@ def _report_configuration(plan: RunPlan) -> Any:
 def _report(plan: RunPlan) -> dict[str, Any]:
     report = _optional("streamer.api.report")
     summary = report.report(plan.path(BUNDLE), output=plan.path(REPORT))
-    return {"bytes": plan.path(REPORT).stat().st_size, "summary": str(type(summary).__name__)}
+    return {
+        "lanes": summary.lanes,
+        "records": summary.records,
+        "contexts": summary.contexts,
+        "units": summary.units,
+    }
 
 
 STAGES: Sequence[Stage] = (
