@@ -19,7 +19,7 @@ $(STAMP): requirements.lock pyproject.toml
 
 # The demo starts from a transcript: import it (into the ignored build/), chunk it,
 # publish its evidence; then the demo session: its candidates normalized, bundled and
-# validated, and its evidence.
+# validated, and its evidence; last, the report of its bundle.
 IMPORT := fixtures/import
 DEMO_OUT := build/demo
 
@@ -45,6 +45,8 @@ demo: venv
 	@echo "== streamer evidence: the evidence context of the demo session (window 1, five lanes)"
 	$(BIN)/streamer evidence --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
 		--lanes-dir $(DEMO)/lanes --output - | $(BIN)/python -m json.tool --indent 1
+	@echo "== streamer report: the demo bundle as one HTML page; open $(DEMO_OUT)/report.html in a browser"
+	$(BIN)/streamer report $(DEMO_OUT)/bundle --output $(DEMO_OUT)/report.html
 
 test: venv lint typecheck contracts unit
 

@@ -38,6 +38,7 @@ def by_hand(root: Path, transcript: Path, format_name: str, document_id: str) ->
     lanes = root / "lanes"
     api.normalize(config, source, candidates, lanes, warn=quiet)
     api.bundle(config, source, lanes, root / "bundle", warn=quiet)
+    api.report(root / "bundle", output=root / "bundle.html")
     return root / "bundle"
 
 
@@ -65,6 +66,8 @@ def test_run_publishes_the_bundle_the_commands_publish_one_by_one(tmp_path: Path
     assert receipt is not None
     reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
     assert tree(tmp_path / "out") == tree(reference)
+    assert (tmp_path / "out.html").read_bytes() == (reference.parent / "bundle.html").read_bytes()
+    assert receipt["report"] == "out.html"
     assert receipt["status"] == "ok"
     assert receipt["document_id"] == "bridge"
     assert receipt["files"] == sorted(tree(reference))
@@ -121,7 +124,8 @@ def test_after_an_interruption_in_the_bundle_stage_the_rerun_runs_only_that_stag
     counter.fail_in = None
     result = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
     before_bundle = AVAILABLE[: AVAILABLE.index("bundle")]
-    assert counter.calls == {name: 1 if name in before_bundle else 2 for name in AVAILABLE}
+    # each stage before the bundle ran once, the bundle twice, the ones after it once
+    assert counter.calls == {name: 2 if name == "bundle" else 1 for name in AVAILABLE}
     assert [(o.stage, o.status) for o in result.stages if o.stage in AVAILABLE] == [
         (name, "skipped" if name in before_bundle else "ran") for name in AVAILABLE
     ]
@@ -142,14 +146,17 @@ def test_a_changed_input_or_configuration_reruns_the_stages_that_read_it(
     with open(config, "a", encoding="utf-8") as out:
         out.write("# a comment changes the file's digest\n")
     changed = api.run(config, transcript, "webvtt", output, warn=quiet)
+    # import and report do not read the configuration; the bundle came out the same, so
+    # the report (which reads only the bundle) is skipped too
     assert [(o.stage, o.status) for o in changed.stages if o.stage in AVAILABLE] == [
-        (name, "skipped" if name == "import" else "ran") for name in AVAILABLE
+        (name, "skipped" if name in {"import", "report"} else "ran") for name in AVAILABLE
     ]
     transcript.write_bytes(transcript.read_bytes().replace(b"goblin", b"kobold"))
     again = api.run(config, transcript, "webvtt", output, warn=quiet)
     assert [o.status for o in again.stages if o.stage in AVAILABLE] == ["ran"] * len(AVAILABLE)
     assert counter.calls["import"] == 2
     assert counter.calls["bundle"] == 3
+    assert counter.calls["report"] == 2
     assert again.semantic_digest != changed.semantic_digest
 
 

@@ -7,8 +7,8 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``
-and ``bundles``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``,
+``bundles`` and ``report``.
 """
 
 from streamer.api.batch import BatchResult, batch
@@ -18,6 +18,7 @@ from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
+from streamer.api.report import report
 from streamer.api.run import RunResult, run
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
@@ -50,6 +51,7 @@ __all__ = [
     "open_source",
     "project",
     "read_lane_outputs",
+    "report",
     "run",
     "schema",
     "schema_ids",

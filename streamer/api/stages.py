@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from streamer import __version__
-from streamer.api import bundles, normalize, transcripts
+from streamer.api import bundles, normalize, report, transcripts
 from streamer.api.lanes import Warn
 from streamer.api.sources import Progress
 from streamer.api.work_folder import WorkFolder, file_digest
@@ -198,7 +198,6 @@ def _report_configuration(plan: RunPlan) -> Any:
 
 
 def _report(plan: RunPlan) -> dict[str, Any]:
-    report = _optional("streamer.api.report")
     summary = report.report(plan.path(BUNDLE), output=plan.path(REPORT))
     return {
         "lanes": summary.lanes,
@@ -232,6 +231,5 @@ STAGES: Sequence[Stage] = (
         _report_configuration,
         (REPORT,),
         _report,
-        module="streamer.api.report",
     ),
 )

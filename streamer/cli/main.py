@@ -28,6 +28,7 @@ from streamer.cli import (  # each import registers its command
     evidence_command,  # noqa: F401
     import_command,  # noqa: F401
     normalize_command,  # noqa: F401
+    report_command,  # noqa: F401
     run_command,  # noqa: F401
     schema_command,  # noqa: F401
     validate_command,  # noqa: F401
