@@ -33,14 +33,14 @@ from streamer.api.batch_executors import (
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.config import load_config
 from streamer.api.lanes import effective_lanes
-from streamer.api.run import work_folder_of
+from streamer.api.run import INCOMPLETE_EXIT_STATUS, work_folder_of
 from streamer.api.stages import BUNDLE
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.framework.errors import ConfigurationError
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 SUMMARY_FILE = "batch.jsonl"
-SESSIONS_FAILED_EXIT_STATUS = 4
+SESSIONS_FAILED_EXIT_STATUS = INCOMPLETE_EXIT_STATUS
 COMPLETE = ("ok", "skipped")
 
 

@@ -69,7 +69,8 @@ def run_session(job: SessionJob) -> SessionOutcome:
             warn=warnings.append,
         )
         receipt: dict[str, Any] | None = result.receipt()
-        status, error = 0, None
+        status = result.exit_status
+        error = result.failures[0] if result.failures else None
     except StreamerError as failure:
         receipt, status, error = None, failure.exit_status, failure.one_line()
     except Exception as failure:

@@ -40,6 +40,7 @@ from streamer.output.bundle_publication import check_destination, staged_bundle
 from streamer.output.publication import DIRECTORY_MODE
 
 WORK_SUFFIX = ".work"
+INCOMPLETE_EXIT_STATUS = 4
 REPORT_SUFFIX = ".html"
 
 
@@ -93,10 +94,34 @@ class RunResult:
     def files(self) -> tuple[str, ...]:
         return tuple(self._counts("bundle")["files"])
 
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """One content-safe line per lane that failed in a stage (extraction: a chunk that
+        could not be answered). Such a lane is absent from the published bundle, the stage
+        kept no record, and the rerun tries it again; ``streamer run`` exits 4."""
+        lines = []
+        for outcome in self.stages:
+            failed = set(outcome.counts.get("failed_lanes", ()))
+            for lane in outcome.counts.get("lanes", ()):
+                if lane.get("lane_id") not in failed:
+                    continue
+                first = next(iter(lane.get("failures") or [{}]))
+                where = f" ({first['chunk_id']}: {first['reason']})" if "reason" in first else ""
+                lines.append(
+                    f"lane {lane['lane_id']} failed in {outcome.stage}{where}; the bundle was "
+                    "published without it (hint: run again: only what is missing is redone)"
+                )
+        return tuple(lines)
+
+    @property
+    def exit_status(self) -> int:
+        """0, or 4 (incomplete) when a lane failed."""
+        return INCOMPLETE_EXIT_STATUS if self.failures else 0
+
     def receipt(self) -> dict[str, Any]:
-        """The one-line JSON receipt ``streamer run`` prints on success."""
+        """The one-line JSON receipt ``streamer run`` prints."""
         return {
-            "status": "ok",
+            "status": "incomplete" if self.failures else "ok",
             "document_id": self.document_id,
             "semantic_digest": self.semantic_digest,
             "normalized_lanes": self.normalized_lanes,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import orjson
@@ -51,3 +52,7 @@ def run_command(
             progress=progress,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
+    for line in result.failures:
+        print(f"streamer: error: {line}", file=sys.stderr)
+    if result.exit_status:
+        raise typer.Exit(result.exit_status)
