@@ -102,7 +102,9 @@ class RunResult:
         lines = []
         for outcome in self.stages:
             failed = set(outcome.counts.get("failed_lanes", ()))
-            for lane in outcome.counts.get("lanes", ()):
+            if not failed:
+                continue
+            for lane in outcome.counts["lanes"]:
                 if lane.get("lane_id") not in failed:
                     continue
                 first = next(iter(lane.get("failures") or [{}]))
