@@ -55,7 +55,7 @@ def published(folder: Path) -> dict[str, bytes]:
     return out
 
 
-def batch_once(root: Path, workers: int, tag: str) -> tuple[float, dict[str, bytes]]:
+def batch_once(root: Path, workers: int, tag: str) -> tuple[float, int, dict[str, bytes]]:
     output = root / f"out-{workers}-{tag}"
     command = [
         sys.executable,
@@ -72,16 +72,47 @@ def batch_once(root: Path, workers: int, tag: str) -> tuple[float, dict[str, byt
         "--quiet",
     ]
     start = time.perf_counter()
-    completed = subprocess.run(command, capture_output=True, check=False, cwd=REPO)
-    seconds = time.perf_counter() - start
-    if completed.returncode != 0:
-        sys.exit(
-            f"batch_bench: streamer batch --workers {workers} exited {completed.returncode}: "
-            + completed.stderr.decode("utf-8", "replace").strip()
-        )
+    with tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, cwd=REPO)
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            errors.seek(0)
+            sys.exit(
+                f"batch_bench: streamer batch --workers {workers} exited {child.returncode}: "
+                + errors.read().decode("utf-8", "replace").strip()
+            )
     result = published(output)
     shutil.rmtree(output)
-    return seconds, result
+    return seconds, usage.ru_maxrss, result
+
+
+def run_once(root: Path, transcript: Path) -> tuple[float, int]:
+    """``streamer run`` of one transcript: wall time and peak RSS (KiB), one process."""
+    command = [
+        sys.executable,
+        "-m",
+        "streamer",
+        "run",
+        "--config",
+        str(root / "streamer.yaml"),
+        str(transcript),
+        "--format",
+        "crd3",
+        "--output",
+        str(root / "single"),
+        "--quiet",
+    ]
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+    )
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("batch_bench: streamer run failed")
+    return seconds, usage.ru_maxrss
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,25 +131,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += [f"{path},crd3,{path.stem}" for path in episodes]
         (root / "episodes.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
         timings: dict[int, list[float]] = {1: [], 2: []}
+        peaks: dict[int, int] = {1: 0, 2: 0}
         outputs: dict[int, dict[str, bytes]] = {}
         for repeat in range(args.repeat):
             for workers in (1, 2):
-                seconds, result = batch_once(root, workers, str(repeat))
+                seconds, peak, result = batch_once(root, workers, str(repeat))
                 timings[workers].append(seconds)
+                peaks[workers] = max(peaks[workers], peak)
                 outputs[workers] = result
         if outputs[1] != outputs[2]:
             sys.exit("batch_bench: the bundles of 1 and 2 workers differ")
+        largest = max(episodes, key=lambda path: path.stat().st_size)
+        session_seconds, session_peak = run_once(root, largest)
     median = {workers: statistics.median(values) for workers, values in timings.items()}
     cpus = len(os.sched_getaffinity(0))
     print(
         f"streamer batch: {len(episodes)} CRD3 episodes ({size / 1e6:.1f} MB of transcripts), "
         f"{len(outputs[1])} published files, {cpus} CPUs, median of {args.repeat}"
     )
-    print("| workers | wall (s), median | runs (s) |")
-    print("| --- | --- | --- |")
+    print("| workers | wall (s), median | runs (s) | peak RSS of the batch process (MiB) |")
+    print("| --- | --- | --- | --- |")
     for workers in (1, 2):
         runs = ", ".join(f"{value:.2f}" for value in timings[workers])
-        print(f"| {workers} | {median[workers]:.2f} | {runs} |")
+        print(f"| {workers} | {median[workers]:.2f} | {runs} | {peaks[workers] / 1024:.0f} |")
+    print(
+        f"one session alone (streamer run, the largest episode, {largest.name}): "
+        f"{session_seconds:.2f} s, peak RSS {session_peak / 1024:.0f} MiB"
+    )
     print(f"speed-up with 2 workers: {median[1] / median[2]:.2f}x (bundles identical)")
     return 0
 
