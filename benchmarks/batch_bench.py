@@ -28,19 +28,18 @@ REPO = HERE.parent
 CRD3 = REPO.parent / "shared" / "data" / "crd3" / "episodes"
 
 CONFIG = """\
-# The batch benchmark's configuration: every D&D lane, evidence for all of them.
+# The batch benchmark's configuration: the spells lane by the built-in rules (no model),
+# normalized against the SRD catalog, its evidence published.
 pipeline:
   lanes:
-    - {id: spells, artifact_kind: dnd/spell-casts}
-    - {id: npcs, artifact_kind: dnd/npcs}
-    - {id: combat-turns, artifact_kind: dnd/combat-turns}
+    - {id: spells, artifact_kind: dnd/spell-casts, engine: rules}
 output:
   module: json
   options:
     evidence_context:
       enabled: true
       window_units: 3
-      lanes: [spells, npcs, combat-turns]
+      lanes: [spells]
 """
 
 

@@ -9,10 +9,40 @@ from typing import Any
 
 import pytest
 
+from streamer import api
 from streamer.api import stages
 
-IMPORT = Path(__file__).resolve().parent.parent / "fixtures" / "import"
-CONFIG = IMPORT / "streamer.yaml"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+IMPORT = FIXTURES / "import"
+BATCH = FIXTURES / "batch"
+CONFIG = BATCH / "streamer.yaml"  # the spells lane, by the rules engine
+TRANSCRIPT = IMPORT / "bridge.txt"  # "Sel casts Feather Fall": one spell cast
+
+
+def by_hand(
+    root: Path,
+    transcript: Path,
+    format_name: str,
+    document_id: str,
+    config_path: Path = CONFIG,
+) -> Path:
+    """The bundle the stage commands publish when run one after the other (and its
+    report, ``bundle.html`` beside it)."""
+    root.mkdir()
+    config = api.load_config(config_path)
+    source = root / "source.jsonl"
+    api.import_transcript(format_name, transcript, document_id=document_id, output=source)
+    candidates = root / "candidates"
+    api.extract(config, source, candidates)
+    lanes = root / "lanes"
+    api.normalize(config, source, candidates, lanes, warn=quiet)
+    api.bundle(config, source, lanes, root / "bundle", warn=quiet)
+    api.report(root / "bundle", output=root / "bundle.html")
+    return root / "bundle"
+
+
+def quiet(_: str) -> None:
+    pass
 
 
 def tree(folder: Path) -> dict[str, bytes]:

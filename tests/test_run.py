@@ -16,41 +16,34 @@ from streamer import api
 from streamer.api import stages
 from streamer.api.run import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
-from tests.run_support import CONFIG, IMPORT, StageCalls, statuses, tree
-from tests.support import REPO, run_cli
+from tests.run_support import (
+    BATCH,
+    CONFIG,
+    IMPORT,
+    TRANSCRIPT,
+    StageCalls,
+    by_hand,
+    quiet,
+    statuses,
+    tree,
+)
+from tests.support import run_cli
 
 AVAILABLE = [stage.name for stage in stages.STAGES if stage.available]
 EVERY = [stage.name for stage in stages.STAGES]
 
 
-def quiet(_: str) -> None:
-    pass
-
-
-def by_hand(root: Path, transcript: Path, format_name: str, document_id: str) -> Path:
-    """The bundle the stage commands publish when run one after the other."""
-    root.mkdir()
-    config = api.load_config(CONFIG)
-    source = root / "source.jsonl"
-    api.import_transcript(format_name, transcript, document_id=document_id, output=source)
-    candidates = root / "candidates"
-    candidates.mkdir()
-    lanes = root / "lanes"
-    api.normalize(config, source, candidates, lanes, warn=quiet)
-    api.bundle(config, source, lanes, root / "bundle", warn=quiet)
-    api.report(root / "bundle", output=root / "bundle.html")
-    return root / "bundle"
-
-
-def run(tmp: Path, *args: str, name: str = "out") -> tuple[int, dict[str, Any] | None, str]:
+def run(
+    tmp: Path, *args: str, name: str = "out", config: Path = CONFIG
+) -> tuple[int, dict[str, Any] | None, str]:
     result = run_cli(
         [
             "run",
             "--config",
-            str(CONFIG),
-            str(IMPORT / "bridge.vtt"),
+            str(config),
+            str(TRANSCRIPT),
             "--format",
-            "webvtt",
+            "text",
             "--output",
             str(tmp / name),
             *args,
@@ -64,7 +57,7 @@ def test_run_publishes_the_bundle_the_commands_publish_one_by_one(tmp_path: Path
     status, receipt, stderr = run(tmp_path)
     assert status == 0, stderr
     assert receipt is not None
-    reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
+    reference = by_hand(tmp_path / "by-hand", TRANSCRIPT, "text", "bridge")
     assert tree(tmp_path / "out") == tree(reference)
     assert (tmp_path / "out.html").read_bytes() == (reference.parent / "bundle.html").read_bytes()
     assert receipt["report"] == "out.html"
@@ -72,14 +65,30 @@ def test_run_publishes_the_bundle_the_commands_publish_one_by_one(tmp_path: Path
     assert receipt["document_id"] == "bridge"
     assert receipt["files"] == sorted(tree(reference))
     assert statuses(receipt) == [
-        (name, "ran" if name in AVAILABLE else "unavailable") for name in EVERY
+        ("import", "ran"),
+        ("extract", "ran"),
+        ("normalize", "ran"),
+        ("bundle", "ran"),
+        ("report", "ran"),
     ]
-    counts = {stage["stage"]: stage.get("counts") for stage in receipt["stages"]}
-    assert counts["import"]["units"] == 7
+    counts = {stage["stage"]: stage["counts"] for stage in receipt["stages"]}
+    assert counts["import"]["units"] == 11
+    (spells,) = counts["extract"]["lanes"]
+    assert (spells["engine"], spells["chunks"], spells["candidates"]) == ("rules", 4, 1)
+    assert [(lane["lane_id"], lane["records"]) for lane in counts["normalize"]["lanes"]] == [
+        ("spells", 1)
+    ]
+    assert (counts["report"]["lanes"], counts["report"]["records"]) == (1, 1)
     # normalized_lanes counts lane payloads only, never the evidence context
-    assert receipt["normalized_lanes"] == sum(
-        1 for name in receipt["files"] if name.startswith("lanes/")
-    )
+    assert receipt["files"] == [
+        "chunk-map.json",
+        "evidence-context.json",
+        "index.json",
+        "lanes/spells.json",
+    ]
+    assert receipt["normalized_lanes"] == counts["bundle"]["normalized_lanes"] == 1
+    records = orjson.loads((tmp_path / "out" / "lanes" / "spells.json").read_bytes())["records"]
+    assert [record["spell"] for record in records] == ["Feather Fall"]
     work = tmp_path / "out.work"
     assert sorted(path.name for path in (work / "stages").iterdir()) == sorted(
         f"{name}.json" for name in AVAILABLE
@@ -94,10 +103,10 @@ def test_a_rerun_runs_no_stage_and_publishes_the_same_bytes(
 ) -> None:
     counter = StageCalls(monkeypatch)
     output = tmp_path / "out"
-    first = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    first = api.run(CONFIG, TRANSCRIPT, "text", output, warn=quiet)
     published = tree(output)
     inode = (output / "index.json").stat().st_ino
-    second = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    second = api.run(CONFIG, TRANSCRIPT, "text", output, warn=quiet)
     assert counter.calls == {name: 1 for name in AVAILABLE}
     assert [outcome.status for outcome in first.stages if outcome.stage in AVAILABLE] == [
         "ran"
@@ -117,46 +126,54 @@ def test_after_an_interruption_in_the_bundle_stage_the_rerun_runs_only_that_stag
     output = tmp_path / "out"
     counter.fail_in = "bundle"
     with pytest.raises(KeyboardInterrupt):
-        api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+        api.run(CONFIG, TRANSCRIPT, "text", output, warn=quiet)
     assert not output.exists()  # a failed run publishes nothing
     assert not report_path_of(output).exists()
     assert sorted(os.listdir(tmp_path)) == ["out.work"]
     counter.fail_in = None
-    result = api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    result = api.run(CONFIG, TRANSCRIPT, "text", output, warn=quiet)
     before_bundle = AVAILABLE[: AVAILABLE.index("bundle")]
     # each stage before the bundle ran once, the bundle twice, the ones after it once
     assert counter.calls == {name: 2 if name == "bundle" else 1 for name in AVAILABLE}
     assert [(o.stage, o.status) for o in result.stages if o.stage in AVAILABLE] == [
         (name, "skipped" if name in before_bundle else "ran") for name in AVAILABLE
     ]
-    reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
+    reference = by_hand(tmp_path / "by-hand", TRANSCRIPT, "text", "bridge")
     assert tree(output) == tree(reference)
+
+
+def copied_config(root: Path) -> Path:
+    """The batch fixtures' configuration and glossary, copied into ``root``."""
+    for name in ("streamer.yaml", "glossary.yaml"):
+        shutil.copy(BATCH / name, root / name)
+    return root / "streamer.yaml"
 
 
 def test_a_changed_input_or_configuration_reruns_the_stages_that_read_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counter = StageCalls(monkeypatch)
-    transcript = tmp_path / "session.vtt"
-    shutil.copy(IMPORT / "bridge.vtt", transcript)
-    config = tmp_path / "streamer.yaml"
-    shutil.copy(CONFIG, config)
+    transcript = tmp_path / "session.txt"
+    shutil.copy(TRANSCRIPT, transcript)
+    config = copied_config(tmp_path)
     output = tmp_path / "out"
-    api.run(config, transcript, "webvtt", output, warn=quiet)
+    api.run(config, transcript, "text", output, warn=quiet)
     with open(config, "a", encoding="utf-8") as out:
         out.write("# a comment changes the file's digest\n")
-    changed = api.run(config, transcript, "webvtt", output, warn=quiet)
+    changed = api.run(config, transcript, "text", output, warn=quiet)
     # import and report do not read the configuration; the bundle came out the same, so
     # the report (which reads only the bundle) is skipped too
-    assert [(o.stage, o.status) for o in changed.stages if o.stage in AVAILABLE] == [
-        (name, "skipped" if name in {"import", "report"} else "ran") for name in AVAILABLE
+    assert [(o.stage, o.status) for o in changed.stages] == [
+        ("import", "skipped"),
+        ("extract", "ran"),
+        ("normalize", "ran"),
+        ("bundle", "ran"),
+        ("report", "skipped"),
     ]
     transcript.write_bytes(transcript.read_bytes().replace(b"goblin", b"kobold"))
-    again = api.run(config, transcript, "webvtt", output, warn=quiet)
-    assert [o.status for o in again.stages if o.stage in AVAILABLE] == ["ran"] * len(AVAILABLE)
-    assert counter.calls["import"] == 2
-    assert counter.calls["bundle"] == 3
-    assert counter.calls["report"] == 2
+    again = api.run(config, transcript, "text", output, warn=quiet)
+    assert [o.status for o in again.stages] == ["ran"] * 5
+    assert counter.calls == {"import": 2, "extract": 3, "normalize": 3, "bundle": 3, "report": 2}
     assert again.semantic_digest != changed.semantic_digest
 
 
@@ -165,27 +182,49 @@ def test_a_work_folder_output_changed_by_hand_is_made_again(
 ) -> None:
     counter = StageCalls(monkeypatch)
     output = tmp_path / "out"
-    api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    api.run(CONFIG, TRANSCRIPT, "text", output, warn=quiet)
     source = work_folder_of(output) / "source.jsonl"
     source.write_bytes(source.read_bytes() + b"\n")
-    api.run(CONFIG, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
+    api.run(CONFIG, TRANSCRIPT, "text", output, warn=quiet)
     assert counter.calls["import"] == 2
 
 
 def test_lane_selects_the_lanes_of_the_run(tmp_path: Path) -> None:
-    status, receipt, stderr = run(tmp_path, "--lane", "npcs")
+    config = copied_config(tmp_path)
+    # a second lane asks a model at an address where nothing listens: --lane spells never
+    # asks it, and runs only the rules
+    config.write_text(
+        config.read_text()
+        .replace(
+            "    - {id: spells,",
+            "    - {id: npcs, artifact_kind: dnd/npcs}\n    - {id: spells,",
+        )
+        .replace("lanes: [spells]", "lanes: [spells, npcs]")
+        .replace(
+            "  normalization:",
+            "  extraction: {base_url: 'http://127.0.0.1:9/v1', model: fake}\n  normalization:",
+        )
+    )
+    status, receipt, stderr = run(tmp_path, "--lane", "spells", config=config)
     assert status == 0, stderr
     assert receipt is not None
-    index = orjson.loads((tmp_path / "out" / "index.json").read_bytes())
+    assert receipt["files"] == [
+        "chunk-map.json",
+        "evidence-context.json",
+        "index.json",
+        "lanes/spells.json",
+    ]
+    assert receipt["normalized_lanes"] == 1
+    extract = receipt["stages"][1]["counts"]
+    assert [lane["lane_id"] for lane in extract["lanes"]] == ["spells"]
     evidence = orjson.loads((tmp_path / "out" / "evidence-context.json").read_bytes())
     # the evidence document still records the whole configured allowlist
-    assert evidence["lanes"] == ["combat-turns", "npcs"]
-    assert all(lane["lane_id"] == "npcs" for lane in index.get("lanes", []))
-    status, _, stderr = run(tmp_path, "--lane", "spells", name="other")
+    assert evidence["lanes"] == ["npcs", "spells"]
+    status, _, stderr = run(tmp_path, "--lane", "scenes", name="other", config=config)
     assert status == 2
     assert stderr == (
-        "streamer: error: --lane 'spells' is not a configured lane "
-        "(hint: configured lanes: npcs, combat-turns)\n"
+        "streamer: error: --lane 'scenes' is not a configured lane "
+        "(hint: configured lanes: npcs, spells)\n"
     )
     assert not (tmp_path / "other").exists()
     assert not (tmp_path / "other.work").exists()
@@ -212,7 +251,7 @@ def test_an_output_the_run_did_not_make_is_replaced_only_with_force(tmp_path: Pa
     assert not (tmp_path / "out.work").exists()
     status, _, stderr = run(tmp_path, "--force")
     assert status == 0, stderr
-    reference = by_hand(tmp_path / "by-hand", IMPORT / "bridge.vtt", "webvtt", "bridge")
+    reference = by_hand(tmp_path / "by-hand", TRANSCRIPT, "text", "bridge")
     assert tree(tmp_path / "out") == tree(reference)
 
 
@@ -257,26 +296,23 @@ def test_a_bad_transcript_fails_with_status_3_and_publishes_nothing(tmp_path: Pa
     assert sorted(os.listdir(tmp_path)) == ["broken.vtt", "out.work"]
 
 
-def test_a_changed_glossary_reruns_normalization_but_not_the_import(
+def test_a_changed_glossary_reruns_extraction_and_normalization_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counter = StageCalls(monkeypatch)
-    glossary = tmp_path / "campaign.yaml"
-    shutil.copy(REPO / "fixtures" / "demo" / "campaign.yaml", glossary)
-    config = tmp_path / "streamer.yaml"
-    config.write_text(
-        CONFIG.read_text().replace(
-            "pipeline:\n", "pipeline:\n  normalization: {glossary: campaign.yaml}\n"
-        )
-    )
+    config = copied_config(tmp_path)
     output = tmp_path / "out"
-    api.run(config, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
-    with open(glossary, "a", encoding="utf-8") as out:
+    api.run(config, TRANSCRIPT, "text", output, warn=quiet)
+    with open(tmp_path / "glossary.yaml", "a", encoding="utf-8") as out:
         out.write("# changed\n")
-    again = api.run(config, IMPORT / "bridge.vtt", "webvtt", output, warn=quiet)
-    ran = {o.stage for o in again.stages if o.status == "ran"}
-    # the glossary is read by extraction (the party) and normalization; normalization
-    # made the same lane outputs (there are no candidates), so the bundle is skipped
-    assert ran == {"normalize"} | ({"extract"} if "extract" in AVAILABLE else set())
-    assert counter.calls["import"] == 1
-    assert counter.calls["normalize"] == 2
+    again = api.run(config, TRANSCRIPT, "text", output, warn=quiet)
+    # the glossary is read by extraction (the party: the rules' casters) and normalization;
+    # they made the same lane outputs, so the bundle and the report are skipped
+    assert [(o.stage, o.status) for o in again.stages] == [
+        ("import", "skipped"),
+        ("extract", "ran"),
+        ("normalize", "ran"),
+        ("bundle", "skipped"),
+        ("report", "skipped"),
+    ]
+    assert counter.calls == {"import": 1, "extract": 2, "normalize": 2, "bundle": 1, "report": 1}
