@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -79,6 +80,4 @@ def _counted(stage: stages.Stage, counter: StageCalls) -> stages.Stage:
             raise KeyboardInterrupt
         return original(plan)
 
-    return stages.Stage(
-        stage.name, stage.inputs, stage.configuration, stage.outputs, run, stage.module
-    )
+    return dataclasses.replace(stage, run=run)

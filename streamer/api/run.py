@@ -56,8 +56,8 @@ def report_path_of(output: Path) -> Path:
 
 @dataclass(frozen=True)
 class StageOutcome:
-    """What one stage did in this run: ``ran``, ``skipped`` (unchanged since it last
-    completed) or ``unavailable`` (this version of streamer does not have it)."""
+    """What one stage did in this run: ``ran``, or ``skipped`` (unchanged since it last
+    completed)."""
 
     stage: str
     status: str
@@ -65,11 +65,12 @@ class StageOutcome:
     counts: dict[str, Any]
 
     def receipt(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"stage": self.stage, "status": self.status}
-        if self.status != "unavailable":
-            out["seconds"] = round(self.seconds, 3)
-            out["counts"] = self.counts
-        return out
+        return {
+            "stage": self.stage,
+            "status": self.status,
+            "seconds": round(self.seconds, 3),
+            "counts": self.counts,
+        }
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class RunResult:
     document_id: str
     semantic_digest: str
     output: Path
-    report: Path | None
+    report: Path
     stages: tuple[StageOutcome, ...]
 
     def _counts(self, stage: str) -> dict[str, Any]:
@@ -128,7 +129,7 @@ class RunResult:
             "semantic_digest": self.semantic_digest,
             "normalized_lanes": self.normalized_lanes,
             "files": list(self.files),
-            "report": None if self.report is None else self.report.name,
+            "report": self.report.name,
             "stages": [outcome.receipt() for outcome in self.stages],
         }
 
@@ -286,24 +287,14 @@ def run(
     plan = RunPlan(Path(config_path), config, path, format_name, document_id, run_lanes, work, warn)
     plan.progress = progress
     known = _Digests()
-    outcomes: list[StageOutcome] = []
-    for stage in stages.STAGES:
-        if not stage.available:
-            outcomes.append(StageOutcome(stage.name, "unavailable", 0.0, {}))
-            continue
-        outcomes.append(_run_stage(stage, plan, known))
+    outcomes = [_run_stage(stage, plan, known) for stage in stages.STAGES]
     _publish_bundle(plan.path(BUNDLE), destination, known)
-    published_report = None
-    if plan.path(REPORT).is_file() and any(
-        outcome.stage == "report" and outcome.status != "unavailable" for outcome in outcomes
-    ):
-        _publish_report(plan.path(REPORT), report, known)
-        published_report = report
+    _publish_report(plan.path(REPORT), report, known)
     imported = outcomes[0].counts
     return RunResult(
         document_id,
         str(imported["semantic_digest"]),
         destination,
-        published_report,
+        report,
         tuple(outcomes),
     )

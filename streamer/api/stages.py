@@ -8,18 +8,15 @@ calls the stage's API function and returns its counts. ``streamer.api.run`` walk
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from streamer import __version__
-from streamer.api import bundles, normalize, report, transcripts
+from streamer.api import bundles, extract, normalize, report, transcripts
 from streamer.api.lanes import Warn
 from streamer.api.sources import Progress
 from streamer.api.work_folder import WorkFolder, file_digest
@@ -70,16 +67,6 @@ class Stage:
     configuration: Callable[[RunPlan], Any]
     outputs: tuple[str, ...]
     run: Callable[[RunPlan], dict[str, Any]]
-    module: str | None = None
-    """The API module the stage needs, when it may be missing from this version."""
-
-    @property
-    def available(self) -> bool:
-        return self.module is None or importlib.util.find_spec(self.module) is not None
-
-
-def _optional(module: str) -> ModuleType:
-    return importlib.import_module(module)
 
 
 def _configured(plan: RunPlan) -> dict[str, Any]:
@@ -123,7 +110,6 @@ def _extract_inputs(plan: RunPlan) -> Mapping[str, Path]:
 
 
 def _extract(plan: RunPlan) -> dict[str, Any]:
-    extract = _optional("streamer.api.extract")
     # The stage owns the folder: a lane of an earlier run (or one that fails now) leaves no
     # stale candidates behind. The answers stay in the cache beside it.
     candidates = plan.path(CANDIDATES)
@@ -215,7 +201,6 @@ STAGES: Sequence[Stage] = (
         _configured,
         (CANDIDATES,),
         _extract,
-        module="streamer.api.extract",
     ),
     Stage(
         "normalize",
