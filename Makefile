@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 DEMO := fixtures/demo
-# make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md)
+# make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md); it also installs the
+# benchmark-only peers (benchmarks/requirements.txt: polars, DuckDB) into the venv.
 BENCH_ARGS ?=
 
 .PHONY: venv demo test lint typecheck contracts unit bench lock clean
@@ -69,7 +71,11 @@ contracts: venv
 unit: venv
 	$(BIN)/pytest
 
-bench: venv
+$(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt
+	touch $(BENCH_STAMP)
+
+bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.batch_bench
 
