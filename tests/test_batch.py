@@ -172,17 +172,23 @@ def test_the_command_prints_one_receipt_and_exits_4_when_a_session_failed(
         assert len(log.read_text().splitlines()) == line["warnings"]
 
 
-def test_a_changed_transcript_runs_its_session_again(tmp_path: Path) -> None:
+def test_a_changed_transcript_or_glossary_runs_its_sessions_again(tmp_path: Path) -> None:
     shutil.copytree(BATCH, tmp_path / "batch")
     shutil.copytree(IMPORT, tmp_path / "import")
     manifest = tmp_path / "batch" / "campaign.csv"
+    config = tmp_path / "batch" / "streamer.yaml"
     folder = tmp_path / "out"
-    first = api.batch(CONFIG, manifest, folder, workers=2)
+    first = api.batch(config, manifest, folder, workers=2)
     assert first.receipt()["ok"] == 5
     text = tmp_path / "import" / "bridge.txt"
     text.write_bytes(text.read_bytes().replace(b"goblin", b"kobold"))
-    second = api.batch(CONFIG, manifest, folder, workers=2)
+    second = api.batch(config, manifest, folder, workers=2)
     assert [line.status for line in second.lines] == ["skipped", "skipped", "ok"] + ["skipped"] * 2
+    glossary = tmp_path / "batch" / "glossary.yaml"
+    with open(glossary, "a", encoding="utf-8") as out:
+        out.write("# the glossary configures every session\n")
+    third = api.batch(config, manifest, folder, workers=2)
+    assert [line.status for line in third.lines] == ["ok"] * 5
     assert second.lines[2].receipt is not None
     assert second.lines[2].receipt["semantic_digest"] != first.lines[2].receipt["semantic_digest"]  # type: ignore[index]
 

@@ -128,7 +128,7 @@ def _inputs_digest(session: Session, config_digest: str, lanes: tuple[str, ...])
         {
             "streamer": __version__,
             "transcript": file_digest(session.transcript),
-            "config": config_digest,
+            "config": config_digest,  # the configuration file's and its glossary's
             "format": session.format_name,
             "document_id": session.document_id,
             "lanes": list(lanes),
@@ -176,13 +176,20 @@ def batch(
     folder = _output_folder(output_dir)
     pool = DaskPool(scheduler) if scheduler is not None else LocalPool(workers or default_workers())
     try:
-        return _batch(config_path, sessions, folder, pool, run_lanes, selected, progress)
+        glossary = config.normalization.glossary
+        config_digest = value_digest(
+            [file_digest(Path(config_path)), None if glossary is None else tree_digest(glossary)]
+        )
+        return _batch(
+            config_path, config_digest, sessions, folder, pool, run_lanes, selected, progress
+        )
     finally:
         pool.close()
 
 
 def _batch(
     config_path: str | os.PathLike[str],
+    config_digest: str,
     sessions: tuple[Session, ...],
     folder: Path,
     pool: DaskPool | LocalPool,
@@ -194,7 +201,6 @@ def _batch(
         os.makedirs(folder, DIRECTORY_MODE)
     summary = folder / SUMMARY_FILE
     previous = _previous_lines(summary)
-    config_digest = file_digest(Path(config_path))
     lines: dict[int, SummaryLine] = {}
     inputs: dict[int, str] = {}
     jobs: list[SessionJob] = []
