@@ -315,3 +315,42 @@ def test_a_changed_glossary_reruns_extraction_and_normalization_only(
         ("report", "skipped"),
     ]
     assert counter.calls == {"import": 1, "extract": 2, "normalize": 2, "bundle": 1, "report": 1}
+
+
+def test_a_lane_that_is_never_extracted_runs_from_the_glossary(tmp_path: Path) -> None:
+    config = copied_config(tmp_path)
+    config.write_text(
+        config.read_text().replace(
+            "    - {id: spells,",
+            "    - {id: party, artifact_kind: dnd/party-roster}\n    - {id: spells,",
+        )
+    )
+    status, receipt, stderr = run(tmp_path, config=config)
+    assert status == 0, stderr
+    assert receipt is not None
+    assert receipt["files"][-2:] == ["lanes/party.json", "lanes/spells.json"]
+    assert receipt["stages"][1]["counts"]["lanes"][0]["lane_id"] == "spells"
+    party = orjson.loads((tmp_path / "out" / "lanes" / "party.json").read_bytes())["records"]
+    assert party == [
+        {"player": "JUNE", "character": "Sel"},
+        {"player": "OSKAR", "character": "Brannoc"},
+        {"player": "TEO", "character": "Pip"},
+    ]
+    status, receipt, stderr = run(tmp_path, "--lane", "party", name="only-party", config=config)
+    assert status == 0, stderr
+    assert receipt is not None
+    assert receipt["files"][-1] == "lanes/party.json"
+    assert receipt["stages"][1]["counts"] == {"chunks": 0, "lanes": [], "failed_lanes": []}
+
+
+def test_an_extraction_setting_missing_fails_before_any_stage(tmp_path: Path) -> None:
+    config = copied_config(tmp_path)
+    config.write_text(config.read_text().replace(", engine: rules}", "}"))
+    status, _, stderr = run(tmp_path, config=config)
+    assert status == 2
+    assert stderr == (
+        'streamer: error: $.pipeline.extraction.base_url is required: lane "spells" uses '
+        "engine openai (hint: see docs/extraction.md for each server, or give the lane engine: "
+        "rules)\n"
+    )
+    assert sorted(os.listdir(tmp_path)) == ["glossary.yaml", "streamer.yaml"]

@@ -32,9 +32,10 @@ from streamer.api.batch_executors import (
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.config import load_config
+from streamer.api.extract import check_extraction
 from streamer.api.lanes import effective_lanes
 from streamer.api.run import INCOMPLETE_EXIT_STATUS, work_folder_of
-from streamer.api.stages import BUNDLE
+from streamer.api.stages import BUNDLE, extracted_lanes
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.framework.errors import ConfigurationError
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
@@ -171,6 +172,9 @@ def batch(
         raise ConfigurationError("--workers must be at least 1")
     config = load_config(config_path)
     run_lanes = effective_lanes(config, lanes)
+    extracted = extracted_lanes(config, run_lanes)
+    if extracted:  # its usage errors before any stage
+        check_extraction(config, lanes=extracted)
     selected = tuple(run_lanes) if lanes else ()
     sessions = read_manifest(manifest)
     folder = _output_folder(output_dir)

@@ -22,9 +22,18 @@ from typing import Any
 
 from streamer.api import stages
 from streamer.api.config import load_config
+from streamer.api.extract import check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
 from streamer.api.sources import Progress
-from streamer.api.stages import BUNDLE, CANDIDATES, LANES, REPORT, RunPlan, Stage
+from streamer.api.stages import (
+    BUNDLE,
+    CANDIDATES,
+    LANES,
+    REPORT,
+    RunPlan,
+    Stage,
+    extracted_lanes,
+)
 from streamer.api.transcripts import default_document_id
 from streamer.api.work_folder import (
     RECORD_VERSION,
@@ -274,6 +283,9 @@ def run(
     """
     config = load_config(config_path)
     run_lanes = effective_lanes(config, lanes)
+    extracted = extracted_lanes(config, run_lanes)
+    if extracted:  # its usage errors before any stage
+        check_extraction(config, lanes=extracted)
     path = _check_transcript(transcript, format_name)
     if document_id is None:
         document_id = default_document_id(path)

@@ -41,6 +41,7 @@ class RunPlan:
     format_name: str
     document_id: str
     lanes: tuple[str, ...]
+    """The lanes of the run: the ``--lane`` selection, else every configured lane."""
     work: WorkFolder
     warn: Warn
     progress: Progress | None = None
@@ -109,17 +110,26 @@ def _extract_inputs(plan: RunPlan) -> Mapping[str, Path]:
     return {"source": plan.path(SOURCE), **_glossary(plan)}
 
 
+def extracted_lanes(config: Configuration, lanes: Sequence[str]) -> list[str]:
+    """The lanes of the run that extraction answers (a party roster, say, is never
+    extracted: its records come from the glossary)."""
+    return [lane for lane in lanes if config.lane(lane).kind.extraction is not None]
+
+
 def _extract(plan: RunPlan) -> dict[str, Any]:
     # The stage owns the folder: a lane of an earlier run (or one that fails now) leaves no
     # stale candidates behind. The answers stay in the cache beside it.
     candidates = plan.path(CANDIDATES)
     shutil.rmtree(candidates)
     os.mkdir(candidates, DIRECTORY_MODE)
+    lanes = extracted_lanes(plan.config, plan.lanes)
+    if not lanes:
+        return {"chunks": 0, "lanes": [], "failed_lanes": []}
     result = extract.extract(
         plan.config,
         plan.path(SOURCE),
-        plan.path(CANDIDATES),
-        lanes=list(plan.lanes),
+        candidates,
+        lanes=lanes,
         cache_dir=plan.path(CACHE),
     )
     receipt: dict[str, Any] = result.receipt()
