@@ -346,3 +346,14 @@ def test_progress_reports_done_failed_and_running(tmp_path: Path) -> None:
     api.batch(CONFIG, WITH_CORRUPT, tmp_path / "o", workers=1, progress=states.append)
     assert states[0] == BatchProgress(done=3, failed=0, running=0, total=4)  # skipped ones
     assert states[-1] == BatchProgress(done=3, failed=1, running=0, total=4)
+
+
+def test_a_configuration_error_fails_the_batch_before_any_session(tmp_path: Path) -> None:
+    for name in ("streamer.yaml", "glossary.yaml"):
+        shutil.copy(BATCH / name, tmp_path / name)
+    config = tmp_path / "streamer.yaml"
+    config.write_text(config.read_text().replace(", engine: rules}", "}"))
+    with pytest.raises(ConfigurationError) as raised:
+        api.batch(config, CAMPAIGN, tmp_path / "o", workers=1)
+    assert raised.value.message.startswith("$.pipeline.extraction.base_url is required")
+    assert not (tmp_path / "o").exists()
