@@ -24,6 +24,7 @@ transcript text or record values.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -33,9 +34,10 @@ from typing import Any
 import orjson
 
 from streamer.framework.chunking.chunker import chunk_id
-from streamer.framework.errors import ConfigurationError, LaneOutputError
+from streamer.framework.errors import ConfigurationError, InputError, LaneOutputError
 from streamer.framework.kinds.lane_outputs import parse_lane_output
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.regular_files import read_regular_file
 from streamer.framework.safe_text import quoted
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE, INDEX_SCHEMA, lane_file
@@ -105,9 +107,14 @@ class _Validation:
     def document(self, file: str, schema_id: str) -> Any | None:
         """The parsed document if it is valid JSON satisfying ``schema_id``."""
         try:
-            document = orjson.loads((self.folder / file).read_bytes())
+            # Only a regular file: a FIFO member must not hang, nor /dev/zero read forever.
+            data = read_regular_file(self.folder / file, sys.maxsize, "it", InputError)
+            document = orjson.loads(data)
         except orjson.JSONDecodeError:
             self.problem(file, "not valid JSON")
+            return None
+        except InputError as error:
+            self.problem(file, error.message.removeprefix("it "))
             return None
         except OSError as error:
             self.problem(file, f"cannot be read ({error.strerror})")
