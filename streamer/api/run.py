@@ -45,7 +45,12 @@ from streamer.api.work_folder import (
 from streamer.framework.errors import ConfigurationError
 from streamer.importers.formats import FORMATS
 from streamer.output.bundle_documents import INDEX_FILE
-from streamer.output.bundle_publication import check_destination, staged_bundle
+from streamer.output.bundle_publication import (
+    check_destination,
+    publisher_lock,
+    publishing,
+    staged_bundle,
+)
 from streamer.output.publication import DIRECTORY_MODE
 
 WORK_SUFFIX = ".work"
@@ -239,7 +244,10 @@ def _link_or_copy(source: Path, target: Path) -> None:
 def _publish_bundle(built: Path, output: Path, known: _Digests) -> None:
     if os.path.lexists(output) and tree_digest(output) == known.of(built):
         return
-    with staged_bundle(output, force=True) as staged:
+    with (
+        publishing(output, force=True, marker=INDEX_FILE),
+        staged_bundle(output, force=True) as staged,
+    ):
         for path in sorted(built.rglob("*")):
             relative = path.relative_to(built).as_posix()
             if path.is_dir():
@@ -299,9 +307,11 @@ def run(
     plan = RunPlan(Path(config_path), config, path, format_name, document_id, run_lanes, work, warn)
     plan.progress = progress
     known = _Digests()
-    outcomes = [_run_stage(stage, plan, known) for stage in stages.STAGES]
-    _publish_bundle(plan.path(BUNDLE), destination, known)
-    _publish_report(plan.path(REPORT), report, known)
+    # A second run of the same output waits for the first: they share the work folder.
+    with publisher_lock(work.root):
+        outcomes = [_run_stage(stage, plan, known) for stage in stages.STAGES]
+        _publish_bundle(plan.path(BUNDLE), destination, known)
+        _publish_report(plan.path(REPORT), report, known)
     imported = outcomes[0].counts
     return RunResult(
         document_id,
