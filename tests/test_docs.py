@@ -406,6 +406,7 @@ EXIT_STATUSES = {
     streamer.cli.main.EXIT_UNEXPECTED: "unexpected failure",
     ConfigurationError.exit_status: "usage or configuration error",
     InputError.exit_status: "invalid input",
+    streamer.cli.main.EXIT_SESSIONS_FAILED: "incomplete",
     streamer.cli.extract_command.EXIT_INCOMPLETE: "incomplete",
     streamer.cli.main.EXIT_INTERRUPTED: "interrupted",
     streamer.cli.main.EXIT_BROKEN_PIPE: "standard output closed early",

@@ -11,6 +11,7 @@ and their outputs), ``sources`` (reading a source document once, in batches), ``
 (the candidates of each lane), ``normalize``, ``bundles`` and ``report``.
 """
 
+from streamer.api.batch import BatchResult, batch
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
@@ -19,6 +20,7 @@ from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination, require_standard_output
 from streamer.api.report import report
+from streamer.api.run import RunResult, run
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -29,12 +31,15 @@ from streamer.api.transcripts import (
 )
 
 __all__ = [
+    "BatchResult",
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",
     "ExtractResult",
     "ImportResult",
     "NormalizeResult",
+    "RunResult",
+    "batch",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -51,6 +56,7 @@ __all__ = [
     "read_lane_outputs",
     "report",
     "require_standard_output",
+    "run",
     "schema",
     "schema_ids",
     "source_batches",

@@ -234,3 +234,17 @@ def extract(
             tuple(lane.receipt() for lane in plans),
             tuple(skipped),
         )
+
+
+def check_extraction(
+    config: Configuration,
+    *,
+    lanes: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """The checks ``extract`` makes before reading anything (``ConfigurationError``, exit
+    status 2): the lanes, their engines, ``base_url`` and ``model`` for model lanes, the
+    key's variable. ``streamer run`` and ``streamer batch`` make them before any stage."""
+    plans, _ = _plan_lanes(config, lanes)
+    if any(plan.engine == "openai" for plan in plans):
+        _api_key(config, os.environ if environ is None else environ)

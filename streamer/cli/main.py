@@ -2,11 +2,11 @@
 content-safe line on standard error with the documented exit status.
 
 Exit status: 0 success; 1 unexpected failure; 2 usage or configuration error;
-3 invalid input; 4 incomplete (``streamer extract``: a lane
-failed); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 129 hang-up
-(SIGHUP); 131 quit (SIGQUIT); 141 closed pipe. SIGTERM, SIGHUP and SIGQUIT end a run the
-way Ctrl-C does (everything temporary is removed); a signal ignored when streamer starts
-(``nohup``) stays ignored.
+3 invalid input; 4 incomplete (``streamer extract`` or ``streamer run``: a lane
+failed; ``streamer batch``: a session failed); 130 interrupted (Ctrl-C); 143 terminated
+(SIGTERM); 129 hang-up (SIGHUP); 131 quit (SIGQUIT); 141 closed pipe. SIGTERM, SIGHUP
+and SIGQUIT end a run the way Ctrl-C does (everything temporary is removed); a signal
+ignored when streamer starts (``nohup``) stays ignored.
 
 A standard stream closed when streamer starts (``<&-``, ``>&-``, ``2>&-``) is reopened on
 ``/dev/null``, so that no file streamer opens takes its descriptor: reading standard
@@ -29,7 +29,9 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
+from streamer.api.batch import SESSIONS_FAILED_EXIT_STATUS
 from streamer.cli import (  # each import registers its command
+    batch_command,  # noqa: F401
     bundle_command,  # noqa: F401
     chunk_command,  # noqa: F401
     evidence_command,  # noqa: F401
@@ -37,6 +39,7 @@ from streamer.cli import (  # each import registers its command
     import_command,  # noqa: F401
     normalize_command,  # noqa: F401
     report_command,  # noqa: F401
+    run_command,  # noqa: F401
     schema_command,  # noqa: F401
     validate_command,  # noqa: F401
 )
@@ -45,6 +48,7 @@ from streamer.framework.errors import StreamerError
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
+EXIT_SESSIONS_FAILED = SESSIONS_FAILED_EXIT_STATUS
 EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143

@@ -1,0 +1,272 @@
+"""``streamer batch``: every session of a manifest, as ``streamer run`` does each, in
+parallel on a local pool of processes or on a Dask distributed scheduler.
+
+    result = api.batch("streamer.yaml", "sessions.csv", "out/", workers=2)
+    result.failed        # the sessions that failed (each one's line is in out/batch.jsonl)
+
+Session ``ID`` publishes ``DIR/ID/`` (the bundle), ``DIR/ID.html`` (its report) and keeps
+``DIR/ID.work/``. ``DIR/batch.jsonl`` has one line per session, rewritten atomically as
+each one ends, so an interrupted batch keeps the lines of the sessions that finished. A
+rerun skips a session whose last line says it completed, with the same inputs (the
+transcript's and the configuration's digests, its format, document ID and lanes) and whose
+bundle is still the one it published.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from streamer import __version__
+from streamer.api.batch_executors import (
+    DaskPool,
+    LocalPool,
+    SessionJob,
+    SessionOutcome,
+    default_workers,
+)
+from streamer.api.batch_manifest import Session, read_manifest
+from streamer.api.config import load_config
+from streamer.api.extract import check_extraction
+from streamer.api.lanes import effective_lanes
+from streamer.api.run import INCOMPLETE_EXIT_STATUS, work_folder_of
+from streamer.api.stages import BUNDLE, extracted_lanes
+from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
+from streamer.framework.errors import ConfigurationError
+from streamer.output.publication import DIRECTORY_MODE, atomic_file
+
+SUMMARY_FILE = "batch.jsonl"
+SESSIONS_FAILED_EXIT_STATUS = INCOMPLETE_EXIT_STATUS
+COMPLETE = ("ok", "skipped")
+
+
+class SummaryLine(msgspec.Struct, forbid_unknown_fields=True):
+    """One line of ``batch.jsonl``: how one session of the manifest ended."""
+
+    row: int
+    document_id: str
+    transcript: str
+    format: str
+    status: str
+    exit_status: int
+    error: str | None
+    seconds: float
+    warnings: int
+    inputs: str
+    receipt: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Sessions done (completed or skipped), failed and running, of ``total``."""
+
+    done: int
+    failed: int
+    running: int
+    total: int
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """The summary of a batch, one line per session of the manifest that ended."""
+
+    lines: tuple[SummaryLine, ...]
+    total: int
+
+    @property
+    def failed(self) -> tuple[SummaryLine, ...]:
+        return tuple(line for line in self.lines if line.status == "failed")
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every session completed, else ``SESSIONS_FAILED_EXIT_STATUS`` (4)."""
+        return SESSIONS_FAILED_EXIT_STATUS if self.failed else 0
+
+    def receipt(self) -> dict[str, Any]:
+        """The one-line JSON receipt ``streamer batch`` prints."""
+        count = {status: 0 for status in ("ok", "skipped", "failed")}
+        for line in self.lines:
+            count[line.status] += 1
+        return {
+            "status": "failed" if self.failed else "ok",
+            "sessions": self.total,
+            **count,
+            "summary": SUMMARY_FILE,
+        }
+
+
+def _output_folder(output_dir: str | os.PathLike[str]) -> Path:
+    folder = Path(output_dir)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise ConfigurationError(f"--output-dir {folder.name} is not a folder")
+    return folder
+
+
+def _previous_lines(summary: Path) -> dict[str, SummaryLine]:
+    """The lines of an earlier ``batch.jsonl`` by document ID; unreadable lines are
+    ignored (their sessions simply run again)."""
+    try:
+        data = summary.read_bytes()
+    except OSError:
+        return {}
+    lines: dict[str, SummaryLine] = {}
+    for raw in data.splitlines():
+        try:
+            line = msgspec.json.decode(raw, type=SummaryLine)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        lines[line.document_id] = line
+    return lines
+
+
+def _inputs_digest(session: Session, config_digest: str, lanes: tuple[str, ...]) -> str:
+    return value_digest(
+        {
+            "streamer": __version__,
+            "transcript": file_digest(session.transcript),
+            "config": config_digest,  # the configuration file's and its glossary's
+            "format": session.format_name,
+            "document_id": session.document_id,
+            "lanes": list(lanes),
+        }
+    )
+
+
+def _still_published(folder: Path, document_id: str) -> bool:
+    output = folder / document_id
+    record = WorkFolder(work_folder_of(output)).record("bundle")
+    return record is not None and tree_digest(output) == record.outputs.get(BUNDLE)
+
+
+def _write_summary(summary: Path, lines: dict[int, SummaryLine]) -> None:
+    with atomic_file(summary) as out:
+        for row in sorted(lines):
+            out.write(msgspec.json.encode(lines[row]) + b"\n")
+
+
+def batch(
+    config_path: str | os.PathLike[str],
+    manifest: str | os.PathLike[str],
+    output_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    lanes: Sequence[str] | None = None,
+    progress: Callable[[BatchProgress], None] | None = None,
+) -> BatchResult:
+    """Run every session of ``manifest`` into ``output_dir``, on ``workers`` local
+    processes (default: the CPU count) or on the Dask scheduler at ``scheduler``.
+
+    The configuration, the lanes and the whole manifest are checked before any session
+    runs (``ConfigurationError``, exit status 2). A session that fails is recorded in
+    ``batch.jsonl`` with its exit status and error line; the others go on.
+    """
+    if workers is not None and scheduler is not None:
+        raise ConfigurationError("give either --workers or --scheduler, not both")
+    if workers is not None and workers < 1:
+        raise ConfigurationError("--workers must be at least 1")
+    config = load_config(config_path)
+    run_lanes = effective_lanes(config, lanes)
+    extracted = extracted_lanes(config, run_lanes)
+    if extracted:  # its usage errors before any stage
+        check_extraction(config, lanes=extracted)
+    selected = tuple(run_lanes) if lanes else ()
+    sessions = read_manifest(manifest)
+    folder = _output_folder(output_dir)
+    pool = DaskPool(scheduler) if scheduler is not None else LocalPool(workers or default_workers())
+    try:
+        glossary = config.normalization.glossary
+        config_digest = value_digest(
+            [file_digest(Path(config_path)), None if glossary is None else tree_digest(glossary)]
+        )
+        return _batch(
+            config_path, config_digest, sessions, folder, pool, run_lanes, selected, progress
+        )
+    finally:
+        pool.close()
+
+
+def _batch(
+    config_path: str | os.PathLike[str],
+    config_digest: str,
+    sessions: tuple[Session, ...],
+    folder: Path,
+    pool: DaskPool | LocalPool,
+    run_lanes: tuple[str, ...],
+    selected: tuple[str, ...],
+    progress: Callable[[BatchProgress], None] | None,
+) -> BatchResult:
+    if not folder.exists():
+        os.makedirs(folder, DIRECTORY_MODE)
+    summary = folder / SUMMARY_FILE
+    previous = _previous_lines(summary)
+    lines: dict[int, SummaryLine] = {}
+    inputs: dict[int, str] = {}
+    jobs: list[SessionJob] = []
+    for session in sessions:
+        digest = _inputs_digest(session, config_digest, run_lanes)
+        inputs[session.row] = digest
+        before = previous.get(session.document_id)
+        if (
+            before is not None
+            and before.status in COMPLETE
+            and before.inputs == digest
+            and _still_published(folder, session.document_id)
+        ):
+            lines[session.row] = msgspec.structs.replace(
+                before, row=session.row, status="skipped", seconds=0.0
+            )
+            continue
+        jobs.append(
+            SessionJob(
+                session.row,
+                os.fspath(Path(config_path).absolute()),
+                os.fspath(session.transcript.absolute()),
+                session.format_name,
+                session.document_id,
+                os.fspath((folder / session.document_id).absolute()),
+                selected,
+            )
+        )
+    by_row = {session.row: session for session in sessions}
+    total = len(sessions)
+    state = {"running": 0}
+
+    def show() -> None:
+        if progress is not None:
+            failed = sum(1 for line in lines.values() if line.status == "failed")
+            progress(BatchProgress(len(lines) - failed, failed, state["running"], total))
+
+    def running(count: int) -> None:
+        state["running"] = count
+        show()
+
+    _write_summary(summary, lines)
+    show()
+    if jobs:
+        for outcome in pool.outcomes(jobs, running):
+            lines[outcome.row] = _line(by_row[outcome.row], outcome, inputs[outcome.row])
+            _write_summary(summary, lines)
+            show()
+    return BatchResult(tuple(lines[row] for row in sorted(lines)), total)
+
+
+def _line(session: Session, outcome: SessionOutcome, inputs: str) -> SummaryLine:
+    return SummaryLine(
+        row=session.row,
+        document_id=session.document_id,
+        transcript=session.listed_as,
+        format=session.format_name,
+        status="ok" if outcome.exit_status == 0 else "failed",
+        exit_status=outcome.exit_status,
+        error=outcome.error,
+        seconds=round(outcome.seconds, 3),
+        warnings=outcome.warnings,
+        inputs=inputs,
+        receipt=outcome.receipt,
+    )

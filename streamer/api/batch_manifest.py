@@ -1,0 +1,173 @@
+"""The manifest of ``streamer batch``: one session a row, CSV or JSON Lines.
+
+Columns (CSV, with a header row) or members (JSON Lines, one object a line): ``transcript``
+(a path, relative to the manifest's folder unless absolute), ``format`` and optionally
+``document_id`` (default: the transcript's file name without its last suffix). The whole
+manifest is checked before any session runs; a bad row fails with its row number, which
+is its line number (the CSV header is row 1, as in a spreadsheet).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import quoted
+from streamer.importers.formats import FORMATS
+
+COLUMNS = ("transcript", "format", "document_id")
+REQUIRED = ("transcript", "format")
+RESERVED_SUFFIXES = (".work", ".html", ".jsonl")
+_DOCUMENT_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+
+
+@dataclass(frozen=True)
+class Session:
+    """One row of the manifest, checked."""
+
+    row: int
+    transcript: Path
+    listed_as: str
+    format_name: str
+    document_id: str
+
+
+def _rows_csv(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    for fields in reader:
+        if not fields or all(not field.strip() for field in fields):
+            continue
+        if header is None:
+            header = [field.strip() for field in fields]
+            for name in header:
+                if name not in COLUMNS:
+                    raise ConfigurationError(
+                        f"row {reader.line_num}: unknown column {quoted(name)}",
+                        hint="columns: " + ", ".join(COLUMNS),
+                    )
+            for name in REQUIRED:
+                if name not in header:
+                    raise ConfigurationError(
+                        f"row {reader.line_num}: the header has no {name} column",
+                        hint="the first row names the columns: transcript,format[,document_id]",
+                    )
+            continue
+        if len(fields) != len(header):
+            raise ConfigurationError(
+                f"row {reader.line_num}: {len(fields)} fields, the header names {len(header)}"
+            )
+        yield (
+            reader.line_num,
+            {name: value for name, value in zip(header, fields, strict=True) if value != ""},
+        )
+
+
+def _rows_jsonl(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = msgspec.json.decode(line)
+        except msgspec.DecodeError:
+            raise ConfigurationError(f"row {number}: not a JSON object") from None
+        if not isinstance(value, dict):
+            raise ConfigurationError(f"row {number}: not a JSON object")
+        for name in value:
+            if name not in COLUMNS:
+                raise ConfigurationError(
+                    f"row {number}: unknown member {quoted(str(name))}",
+                    hint="members: " + ", ".join(COLUMNS),
+                )
+        yield number, value
+
+
+def _is_jsonl(path: Path, text: str) -> bool:
+    if path.suffix.lower() in {".jsonl", ".ndjson"}:
+        return True
+    if path.suffix.lower() == ".csv":
+        return False
+    return text.lstrip().startswith("{")
+
+
+def _session(row: int, values: dict[str, Any], folder: Path) -> Session:
+    for name in REQUIRED:
+        if name not in values:
+            raise ConfigurationError(f"row {row}: no {name}")
+    for name, value in values.items():
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigurationError(f"row {row}: $.{name} must be a non-empty string")
+    listed = values["transcript"]
+    format_name = values["format"].strip()
+    if format_name not in FORMATS:
+        raise ConfigurationError(
+            f"row {row}: unknown format {quoted(format_name)}",
+            hint="formats: " + ", ".join(FORMATS),
+        )
+    transcript = Path(listed)
+    if not transcript.is_absolute():
+        transcript = folder / transcript
+    if not transcript.is_file():
+        raise ConfigurationError(
+            f"row {row}: transcript {quoted(transcript.name)} does not exist or is not a file",
+            hint="relative paths are relative to the manifest's folder",
+        )
+    document_id = values.get("document_id", transcript.stem).strip()
+    if not _DOCUMENT_ID.fullmatch(document_id) or document_id.endswith(RESERVED_SUFFIXES):
+        raise ConfigurationError(
+            f"row {row}: document ID {quoted(document_id)} cannot name a result folder",
+            hint="letters, digits, '.', '_' and '-', not starting with '.' nor ending with "
+            + ", ".join(RESERVED_SUFFIXES)
+            + "; give a document_id",
+        )
+    return Session(row, transcript, listed, format_name, document_id)
+
+
+def read_manifest(path: str | os.PathLike[str]) -> tuple[Session, ...]:
+    """Every session of the manifest at ``path``, checked; a ``ConfigurationError`` (exit
+    status 2) names the first bad row."""
+    manifest = Path(path)
+    try:
+        text = manifest.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigurationError(
+            f"manifest {manifest.name} does not exist", hint="check MANIFEST"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not UTF-8 text"
+        raise ConfigurationError(f"manifest {manifest.name} cannot be read ({reason})") from None
+    rows = _rows_jsonl(text) if _is_jsonl(manifest, text) else _rows_csv(text)
+    sessions: list[Session] = []
+    seen: dict[str, int] = {}
+    try:
+        for row, values in rows:
+            session = _session(row, values, manifest.parent)
+            if session.document_id in seen:
+                raise ConfigurationError(
+                    f"row {row}: document ID {quoted(session.document_id)} is also row "
+                    f"{seen[session.document_id]}'s",
+                    hint="each session needs its own document_id",
+                )
+            seen[session.document_id] = row
+            sessions.append(session)
+    except ConfigurationError as error:
+        raise ConfigurationError(
+            f"manifest {manifest.name} {error.message}", hint=error.hint
+        ) from None
+    except csv.Error:
+        raise ConfigurationError(f"manifest {manifest.name} is not valid CSV") from None
+    if not sessions:
+        raise ConfigurationError(
+            f"manifest {manifest.name} lists no session",
+            hint="one row a session: transcript,format[,document_id]",
+        )
+    return tuple(sessions)

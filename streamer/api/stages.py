@@ -1,0 +1,230 @@
+"""The stages of ``streamer run``, declared once: import -> extract -> normalize -> bundle
+-> report.
+
+Each stage names its inputs (files or folders, compared by digest), its configuration
+(a JSON value, compared by digest), its outputs in the work folder, and the function that
+calls the stage's API function and returns its counts. ``streamer.api.run`` walks the list.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamer import __version__
+from streamer.api import bundles, extract, normalize, report, transcripts
+from streamer.api.lanes import Warn
+from streamer.api.sources import Progress
+from streamer.api.work_folder import WorkFolder, file_digest
+from streamer.configuration import Configuration
+from streamer.output.publication import DIRECTORY_MODE
+
+SOURCE = "source.jsonl"
+CANDIDATES = "candidates"
+CACHE = "cache"
+LANES = "lanes"
+BUNDLE = "bundle"
+REPORT = "report.html"
+
+
+@dataclass
+class RunPlan:
+    """Everything one run's stages need: the resolved options and the work folder."""
+
+    config_path: Path
+    config: Configuration
+    transcript: Path
+    format_name: str
+    document_id: str
+    lanes: tuple[str, ...]
+    """The lanes of the run: the ``--lane`` selection, else every configured lane."""
+    work: WorkFolder
+    warn: Warn
+    progress: Progress | None = None
+    _config_digest: str | None = field(default=None, repr=False)
+
+    def path(self, name: str) -> Path:
+        return self.work.path(name)
+
+    @property
+    def config_digest(self) -> str:
+        """The configuration file's digest: a stage configured by it reruns when any of it
+        changes (extraction then answers from its cache)."""
+        if self._config_digest is None:
+            self._config_digest = file_digest(self.config_path)
+        return self._config_digest
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of a run: what it reads, how it is configured, what it writes."""
+
+    name: str
+    inputs: Callable[[RunPlan], Mapping[str, Path]]
+    configuration: Callable[[RunPlan], Any]
+    outputs: tuple[str, ...]
+    run: Callable[[RunPlan], dict[str, Any]]
+
+
+def _configured(plan: RunPlan) -> dict[str, Any]:
+    return {"streamer": __version__, "config": plan.config_digest, "lanes": list(plan.lanes)}
+
+
+def _glossary(plan: RunPlan) -> dict[str, Path]:
+    """The configured glossary (``pipeline.normalization.glossary``), when there is one."""
+    path = plan.config.normalization.glossary
+    return {} if path is None else {"glossary": path}
+
+
+# -- import ---------------------------------------------------------------------------------
+
+
+def _import_inputs(plan: RunPlan) -> Mapping[str, Path]:
+    return {"transcript": plan.transcript}
+
+
+def _import_configuration(plan: RunPlan) -> Any:
+    return {"streamer": __version__, "format": plan.format_name, "document_id": plan.document_id}
+
+
+def _import(plan: RunPlan) -> dict[str, Any]:
+    result = transcripts.import_transcript(
+        plan.format_name,
+        plan.transcript,
+        document_id=plan.document_id,
+        output=plan.path(SOURCE),
+        progress=plan.progress,
+    )
+    return {"units": result.unit_count, "semantic_digest": result.semantic_digest}
+
+
+# -- extract --------------------------------------------------------------------------------
+
+
+def _extract_inputs(plan: RunPlan) -> Mapping[str, Path]:
+    # the glossary's party gives the rules engine its casters
+    return {"source": plan.path(SOURCE), **_glossary(plan)}
+
+
+def extracted_lanes(config: Configuration, lanes: Sequence[str]) -> list[str]:
+    """The lanes of the run that extraction answers (a party roster, say, is never
+    extracted: its records come from the glossary)."""
+    return [lane for lane in lanes if config.lane(lane).kind.extraction is not None]
+
+
+def _extract(plan: RunPlan) -> dict[str, Any]:
+    # The stage owns the folder: a lane of an earlier run (or one that fails now) leaves no
+    # stale candidates behind. The answers stay in the cache beside it.
+    candidates = plan.path(CANDIDATES)
+    shutil.rmtree(candidates)
+    os.mkdir(candidates, DIRECTORY_MODE)
+    lanes = extracted_lanes(plan.config, plan.lanes)
+    if not lanes:
+        return {"chunks": 0, "lanes": [], "failed_lanes": []}
+    result = extract.extract(
+        plan.config,
+        plan.path(SOURCE),
+        candidates,
+        lanes=lanes,
+        cache_dir=plan.path(CACHE),
+    )
+    receipt: dict[str, Any] = result.receipt()
+    return {
+        "chunks": receipt["chunks"],
+        "lanes": receipt["lanes"],
+        "failed_lanes": list(result.failed_lanes),
+    }
+
+
+# -- normalize ------------------------------------------------------------------------------
+
+
+def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
+    return {"source": plan.path(SOURCE), "candidates": plan.path(CANDIDATES), **_glossary(plan)}
+
+
+def _normalize(plan: RunPlan) -> dict[str, Any]:
+    result = normalize.normalize(
+        plan.config,
+        plan.path(SOURCE),
+        plan.path(CANDIDATES),
+        plan.path(LANES),
+        lanes=list(plan.lanes),
+        force=True,
+        warn=plan.warn,
+    )
+    receipt: dict[str, Any] = result.receipt()
+    return {"lanes": receipt["lanes"], "rejected": receipt["rejected"]}
+
+
+# -- bundle ---------------------------------------------------------------------------------
+
+
+def _bundle_inputs(plan: RunPlan) -> Mapping[str, Path]:
+    return {"source": plan.path(SOURCE), "lanes": plan.path(LANES)}
+
+
+def _bundle(plan: RunPlan) -> dict[str, Any]:
+    result = bundles.bundle(
+        plan.config,
+        plan.path(SOURCE),
+        plan.path(LANES),
+        plan.path(BUNDLE),
+        lanes=list(plan.lanes),
+        force=True,
+        warn=plan.warn,
+        progress=plan.progress,
+    )
+    return {"normalized_lanes": result.normalized_lanes, "files": list(result.files)}
+
+
+# -- report ---------------------------------------------------------------------------------
+
+
+def _report_inputs(plan: RunPlan) -> Mapping[str, Path]:
+    return {"bundle": plan.path(BUNDLE)}
+
+
+def _report_configuration(plan: RunPlan) -> Any:
+    return {"streamer": __version__}
+
+
+def _report(plan: RunPlan) -> dict[str, Any]:
+    summary = report.report(plan.path(BUNDLE), output=plan.path(REPORT))
+    return {
+        "lanes": summary.lanes,
+        "records": summary.records,
+        "contexts": summary.contexts,
+        "units": summary.units,
+    }
+
+
+STAGES: Sequence[Stage] = (
+    Stage("import", _import_inputs, _import_configuration, (SOURCE,), _import),
+    Stage(
+        "extract",
+        _extract_inputs,
+        _configured,
+        (CANDIDATES,),
+        _extract,
+    ),
+    Stage(
+        "normalize",
+        _normalize_inputs,
+        _configured,
+        (LANES,),
+        _normalize,
+    ),
+    Stage("bundle", _bundle_inputs, _configured, (BUNDLE,), _bundle),
+    Stage(
+        "report",
+        _report_inputs,
+        _report_configuration,
+        (REPORT,),
+        _report,
+    ),
+)

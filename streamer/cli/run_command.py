@@ -1,0 +1,58 @@
+"""``streamer run``: one transcript to a published bundle and its report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+import typer
+
+from streamer import api
+from streamer.cli import options
+from streamer.cli.app import app
+from streamer.cli.import_command import Format
+from streamer.cli.progress import showing_progress
+
+
+@app.command("run")
+def run_command(
+    config: Path = options.CONFIG,
+    transcript: Path = typer.Argument(
+        ..., metavar="TRANSCRIPT", help="The transcript file.", show_default=False
+    ),
+    format_name: Format = typer.Option(
+        ..., "--format", help="crd3, whisperx, webvtt, srt or text.", show_default=False
+    ),
+    output: Path = typer.Option(
+        ...,
+        "--output",
+        help="The bundle folder to publish; the report is DIR.html, the work folder DIR.work.",
+    ),
+    document_id: str | None = typer.Option(
+        None, "--document-id", help="The document ID; default: the transcript's file name stem."
+    ),
+    lane: list[str] = options.LANE,
+    force: bool = typer.Option(
+        False, "--force", help="Replace an existing bundle and report not made by this run."
+    ),
+    quiet: bool = options.QUIET,
+) -> None:
+    """Import, extract, normalize, bundle and report one transcript, resuming from the
+    work folder; prints one JSON receipt line."""
+    with showing_progress(quiet) as progress:
+        result = api.run(
+            config,
+            transcript,
+            format_name.value,
+            output,
+            document_id=document_id,
+            lanes=lane,
+            force=force,
+            progress=progress,
+        )
+    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
+    for line in result.failures:
+        print(f"streamer: error: {line}", file=sys.stderr)
+    if result.exit_status:
+        raise typer.Exit(result.exit_status)
