@@ -138,7 +138,7 @@ def test_missing_file(bundle: Path) -> None:
     (bundle / "lanes" / "npcs.json").unlink()
     assert validate(bundle)[:2] == (
         3,
-        [ERROR + "lanes/npcs.json: missing: index.json describes it at $.lanes[0]"],
+        [ERROR + "\"lanes/npcs.json\": missing: index.json describes it at $.lanes[0]"],
     )
 
 
@@ -146,7 +146,7 @@ def test_missing_index(bundle: Path) -> None:
     (bundle / "index.json").unlink()
     assert validate(bundle)[:2] == (
         3,
-        [ERROR + "index.json: missing: a bundle is described by its index"],
+        [ERROR + "\"index.json\": missing: a bundle is described by its index"],
     )
 
 
@@ -156,8 +156,8 @@ def test_undeclared_file(bundle: Path) -> None:
     assert validate(bundle)[:2] == (
         3,
         [
-            ERROR + ".hidden: present but not described in index.json",
-            ERROR + "lanes/party-roster.json: present but not described in index.json",
+            ERROR + "\".hidden\": present but not described in index.json",
+            ERROR + "\"lanes/party-roster.json\": present but not described in index.json",
         ],
     )
 
@@ -171,9 +171,9 @@ def test_reference_outside_its_context(bundle: Path) -> None:
     assert validate(bundle)[:2] == (
         3,
         [
-            ERROR + f'evidence-context.json: $.contexts[0].references[2]: unit "{uid(34)}" is '
+            ERROR + f'"evidence-context.json": $.contexts[0].references[2]: unit "{uid(34)}" is '
             "outside the context's bounds",
-            ERROR + "evidence-context.json: $.contexts[1] is not the union of its references "
+            ERROR + "\"evidence-context.json\": $.contexts[1] is not the union of its references "
             "expanded by window_units 2",
         ],
     )
@@ -188,7 +188,7 @@ def test_duplicated_unit(bundle: Path) -> None:
     status, errors, _ = validate(bundle)
     assert status == 3
     assert errors[0] == (
-        ERROR + f'evidence-context.json: $.contexts[1].units[4]: unit "{uid(5)}" repeats '
+        ERROR + f'"evidence-context.json": $.contexts[1].units[4]: unit "{uid(5)}" repeats '
         "$.contexts[0].units[2]"
     )
 
@@ -203,7 +203,7 @@ def test_unit_out_of_order(bundle: Path) -> None:
     assert validate(bundle)[:2] == (
         3,
         [
-            ERROR + f'evidence-context.json: $.contexts[1].units[5]: unit "{uid(32)}" is out of '
+            ERROR + f'"evidence-context.json": $.contexts[1].units[5]: unit "{uid(32)}" is out of '
             "order (the chunk map puts it at source position 32)",
         ],
     )
@@ -218,7 +218,7 @@ def test_unit_out_of_order_at_a_context_bound(bundle: Path) -> None:
     status, errors, _ = validate(bundle)
     assert status == 3
     assert (
-        ERROR + f'evidence-context.json: $.contexts[2].start_unit_id "{uid(48)}" is not the '
+        ERROR + f'"evidence-context.json": $.contexts[2].start_unit_id "{uid(48)}" is not the '
         "context's first unit: units are out of order or missing"
     ) in errors
 
@@ -232,7 +232,7 @@ def test_reference_reversed_by_reordered_units(bundle: Path) -> None:
     status, errors, _ = validate(bundle)
     assert status == 3
     assert errors == [
-        ERROR + f'evidence-context.json: $.contexts[1].references[0]: reversed, "{uid(30)}" '
+        ERROR + f'"evidence-context.json": $.contexts[1].references[0]: reversed, "{uid(30)}" '
         f'comes after "{uid(31)}"'
     ]
 
@@ -245,9 +245,9 @@ def test_lane_reference_missing_from_the_evidence(bundle: Path) -> None:
     assert validate(bundle)[:2] == (
         3,
         [
-            ERROR + "lanes/spells.json: $.records[1] reference 0 is not in "
+            ERROR + "\"lanes/spells.json\": $.records[1] reference 0 is not in "
             "evidence-context.json for lane spells",
-            ERROR + "evidence-context.json: $.contexts[0].references[1]: lane npcs does not "
+            ERROR + "\"evidence-context.json\": $.contexts[0].references[1]: lane npcs does not "
             "cite this reference in lanes/npcs.json",
         ],
     )
@@ -258,7 +258,7 @@ def test_descriptor_disagreement(bundle: Path) -> None:
     assert validate(bundle)[:2] == (
         3,
         [
-            ERROR + "lanes/spells.json: $.record_count disagrees with its descriptor "
+            ERROR + "\"lanes/spells.json\": $.record_count disagrees with its descriptor "
             "(index.json $.lanes[1].record_count)"
         ],
     )
@@ -273,14 +273,14 @@ def test_descriptor_naming_an_unknown_or_foreign_schema(bundle: Path) -> None:
     assert validate(bundle)[:2] == (
         3,
         [
-            ERROR + "index.json: $.lanes[0].schema.id names no schema streamer knows",
-            ERROR + "lanes/spells.json: $ has a member its schema does not allow "
+            ERROR + "\"index.json\": $.lanes[0].schema.id names no schema streamer knows",
+            ERROR + "\"lanes/spells.json\": $ has a member its schema does not allow "
             "(notarius.source.chunk_map)",
-            ERROR + "lanes/spells.json: $.chunking is required (notarius.source.chunk_map)",
-            ERROR + "lanes/spells.json: $.chunks is required (notarius.source.chunk_map)",
-            ERROR + "lanes/spells.json: $.artifact_kind breaks the schema rule 'const' "
+            ERROR + "\"lanes/spells.json\": $.chunking is required (notarius.source.chunk_map)",
+            ERROR + "\"lanes/spells.json\": $.chunks is required (notarius.source.chunk_map)",
+            ERROR + "\"lanes/spells.json\": $.artifact_kind breaks the schema rule 'const' "
             "(notarius.source.chunk_map)",
-            ERROR + "lanes/spells.json: $.schema breaks the schema rule 'const' "
+            ERROR + "\"lanes/spells.json\": $.schema breaks the schema rule 'const' "
             "(notarius.source.chunk_map)",
         ],
     )
@@ -297,13 +297,13 @@ def test_schema_problems_never_show_values(bundle: Path) -> None:
     status, errors, _ = validate(bundle)
     assert status == 3
     assert errors == [
-        ERROR + "lanes/spells.json: $.records[0].spell breaks the schema rule 'minLength' "
+        ERROR + "\"lanes/spells.json\": $.records[0].spell breaks the schema rule 'minLength' "
         "(notarius.dnd.spell_casts)",
-        ERROR + "lanes/spells.json: $.records[1].caster breaks the schema rule 'type' "
+        ERROR + "\"lanes/spells.json\": $.records[1].caster breaks the schema rule 'type' "
         "(notarius.dnd.spell_casts)",
-        ERROR + "lanes/spells.json: $.records[2] has a member its schema does not allow "
+        ERROR + "\"lanes/spells.json\": $.records[2] has a member its schema does not allow "
         "(notarius.dnd.spell_casts)",
-        ERROR + "lanes/spells.json: $.records[2].spell_cast_id is required "
+        ERROR + "\"lanes/spells.json\": $.records[2].spell_cast_id is required "
         "(notarius.dnd.spell_casts)",
     ]
     assert "SECRET" not in "\n".join(errors)
@@ -311,13 +311,13 @@ def test_schema_problems_never_show_values(bundle: Path) -> None:
 
 def test_not_json(bundle: Path) -> None:
     (bundle / "chunk-map.json").write_bytes(b"{")
-    assert validate(bundle)[:2] == (3, [ERROR + "chunk-map.json: not valid JSON"])
+    assert validate(bundle)[:2] == (3, [ERROR + "\"chunk-map.json\": not valid JSON"])
 
 
 def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     status, errors, stdout = validate(tmp_path / "nowhere")
     assert (status, errors, stdout) == (
         2,
-        [ERROR + "bundle folder nowhere does not exist"],
+        [ERROR + "bundle folder \"nowhere\" does not exist"],
         b"",
     )

@@ -7,15 +7,16 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk) and ``bundles``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``bundles`` and ``validation``.
 """
 
-from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
+from streamer.api.bundles import BundleResult, bundle, schema, schema_ids
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.outputs import check_output_destination
 from streamer.api.sources import open_source, source_batches
+from streamer.api.validation import BundleReport, validate_bundle
 from streamer.api.transcripts import (
     ChunkResult,
     ImportResult,
@@ -25,6 +26,7 @@ from streamer.api.transcripts import (
 )
 
 __all__ = [
+    "BundleReport",
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",

@@ -1,4 +1,4 @@
-"""``streamer bundle``, ``streamer schema`` and ``streamer validate``: the JSON bundle."""
+"""``streamer bundle`` and ``streamer schema``: the JSON bundle."""
 
 from __future__ import annotations
 
@@ -26,10 +26,9 @@ from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
 )
-from streamer.output import bundle_validation, schema_catalog
+from streamer.output import schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
 from streamer.output.bundle_publication import check_destination, staged_bundle
-from streamer.output.bundle_validation import BundleReport
 from streamer.output.chunk_map_tap import ChunkBoundsTap
 
 
@@ -124,7 +123,3 @@ def schema(schema_id: str) -> bytes:
         )
     return data
 
-
-def validate_bundle(folder: str | os.PathLike[str]) -> BundleReport:
-    """Check the bundle in ``folder`` as a consumer would; the report lists every problem."""
-    return bundle_validation.validate(Path(folder), default_registry())
