@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 
@@ -17,7 +18,7 @@ from streamer.framework.errors import SourceError
 from streamer.framework.evidence.projector import project_evidence
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.kinds.lane_outputs import parse_lane_output
-from streamer.framework.kinds.records import dataclass_to_json, non_empty_string, record_parser
+from streamer.framework.kinds.records import NonEmpty, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.source.reader import SourceDocumentReader
 from streamer.framework.source.reference import SourceReference
@@ -320,35 +321,9 @@ def test_framework_and_output_do_not_depend_on_dnd_or_parse_json_heuristically()
 
     # A non-D&D kind whose records cite evidence in a member named "cites": the framework
     # finds it through the kind's typed projection, not by looking for source_ref(s).
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class Quote:
-        quote_id: str
-        cites: SourceReference
-
-    def parse_ref(value: Any, path: str) -> SourceReference:
-        return SourceReference(value["start_unit_id"], value["end_unit_id"])
-
-    quotes: ArtifactKind[Quote] = ArtifactKind(
-        name="test/quotes",
-        default_lane="quotes",
-        question="Which lines are quoted?",
-        parse_record=record_parser([("quote_id", non_empty_string), ("cites", parse_ref)], Quote),
-        record_to_json=dataclass_to_json,
-        evidence=lambda record: (record.cites,),
-    )
-    # A kind with a source_ref-looking member but no projection exposes nothing.
-    silent: ArtifactKind[Quote] = ArtifactKind(
-        name="test/silent",
-        default_lane="silent",
-        question="-",
-        parse_record=record_parser([("quote_id", non_empty_string), ("cites", parse_ref)], Quote),
-        record_to_json=dataclass_to_json,
-    )
     registry = ArtifactKindRegistry()
-    registry.register(quotes)
-    registry.register(silent)
+    registry.register(QUOTES)
+    registry.register(SILENT)
     assert not registry.get("test/silent", where="-").exposes_evidence
     source = jsonl_bytes("doc", UNITS)
     reader = SourceDocumentReader(io.BytesIO(source))
@@ -359,17 +334,62 @@ def test_framework_and_output_do_not_depend_on_dnd_or_parse_json_heuristically()
     payload = {
         "lane_id": "quotes",
         "artifact_kind": "test/quotes",
-        "schema": quotes.schema.to_json(),
+        "schema": QUOTES.schema.to_json(),
         "source": digest,
         "records": [{"quote_id": "q1", "cites": ref("s1")}],
     }
-    lane = parse_lane_output(payload, "quotes", quotes, "lane quotes")
+    lane = parse_lane_output(payload, "quotes", QUOTES, "lane quotes")
     request = build_evidence_request(["quotes"], 0, [lane])
     projection = project_evidence(request, reader.batches(), lambda: reader.identity)
     try:
         assert [(c.start_unit_id, c.end_unit_id) for c in projection.contexts] == [("s1", "s1")]
     finally:
         projection.close()
+
+    # A kind whose records carry a member named source_refs, but no projection, exposes
+    # nothing: its lane is refused by the evidence request, whatever its records hold.
+    silent = parse_lane_output(
+        {
+            "lane_id": "silent",
+            "artifact_kind": "test/silent",
+            "schema": SILENT.schema.to_json(),
+            "source": digest,
+            "records": [{"silent_id": "x1", "source_refs": [ref("s1", "s9")]}],
+        },
+        "silent",
+        SILENT,
+        "lane silent",
+    )
+    assert silent.records[0].source_refs == [SourceReference("s1", "s9")]
+    with pytest.raises(ValueError, match="artifact kind test/silent cannot expose evidence"):
+        build_evidence_request(["quotes", "silent"], 0, [lane, silent])
+
+
+class Quote(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    quote_id: NonEmpty
+    cites: SourceReference
+
+
+class Silent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    silent_id: NonEmpty
+    source_refs: SourceReferences
+
+
+QUOTES: ArtifactKind[Quote] = ArtifactKind(
+    name="test/quotes",
+    default_lane="quotes",
+    question="Which lines are quoted?",
+    record=Quote,
+    id_member="quote_id",
+    evidence=lambda record: (record.cites,),
+)
+SILENT: ArtifactKind[Silent] = ArtifactKind(
+    name="test/silent",
+    default_lane="silent",
+    question="-",
+    record=Silent,
+    id_member="silent_id",
+)
 
 
 def test_published_ids_that_share_a_hash_are_compared_exactly(

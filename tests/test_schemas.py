@@ -18,9 +18,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from streamer import api
-from streamer.domain import dnd
 from streamer.framework.errors import LaneOutputError
 from streamer.framework.kinds.lane_outputs import parse_lane_output
+from streamer.framework.kinds.lane_schema import lane_payload_schema
 from tests.bundle_support import (
     CRD3_EPISODES,
     DEMO,
@@ -41,8 +41,8 @@ def schema_file_text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def test_lane_payload_schema_files_are_generated_from_the_domain() -> None:
-    generated = dnd.lane_schemas()
+def test_lane_payload_schema_files_are_generated_from_the_kind_declarations() -> None:
+    generated = {kind.schema.id: lane_payload_schema(kind) for kind in api.default_registry()}
     if os.environ.get("STREAMER_WRITE_SCHEMAS") == "1":
         for schema_id, schema in generated.items():
             (SCHEMAS / f"{schema_id}.json").write_text(schema_file_text(schema), encoding="utf-8")

@@ -17,5 +17,9 @@ def default_registry() -> ArtifactKindRegistry:
     return registry
 
 
-def load_config(path: str | os.PathLike[str]) -> Configuration:
-    return load_configuration(Path(path), default_registry())
+def load_config(
+    path: str | os.PathLike[str], registry: ArtifactKindRegistry | None = None
+) -> Configuration:
+    """The configuration in ``path``, its lanes resolved against ``registry`` (default: the
+    kinds streamer ships)."""
+    return load_configuration(Path(path), registry or default_registry())

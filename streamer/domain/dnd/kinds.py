@@ -1,198 +1,137 @@
-"""The seven D&D artifact kinds. Each answers one question with the smallest record
-(ADR-0009); every kind but the party roster exposes its evidence through a typed
-projection."""
+"""The seven D&D artifact kinds, v1 (``design/contract.md``), each declared once.
+
+Each kind answers one question with the smallest record (ADR-0009). A record is one
+msgspec ``Struct``: its parser, encoder, JSON Schema and model-facing record (the record
+without its ID member) all come from it. Every kind but the party roster exposes its
+evidence through a typed projection.
+
+Adding a kind: declare its record ``Struct`` here (``forbid_unknown_fields=True``, the
+ID member first, members in published order), add one ``ArtifactKind`` to ``KINDS``
+(name, default lane, question, record, ``id_member``, ``evidence``), regenerate the
+shipped schema (``tests/test_schemas.py`` says how), and test it. ``docs/kinds.md`` has
+the whole recipe.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
-from streamer.framework.kinds.records import (
-    dataclass_to_json,
-    non_empty_string,
-    nullable_string,
-    one_of,
-    positive_integer_or_null,
-    record_parser,
-    source_reference,
-    source_references,
-)
+import msgspec
+
+from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.source.reference import SourceReference
 
-Refs = tuple[SourceReference, ...]
+
+class SpellCast(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    spell_cast_id: NonEmpty
+    spell: NonEmpty
+    caster: NonEmpty | None
+    source_refs: SourceReferences
 
 
-@dataclass(frozen=True)
-class SpellCast:
-    spell_cast_id: str
-    spell: str
-    caster: str | None
-    source_refs: Refs
+class Npc(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    npc_id: NonEmpty
+    name: NonEmpty
+    source_refs: SourceReferences
 
 
-@dataclass(frozen=True)
-class Npc:
-    npc_id: str
-    name: str
-    source_refs: Refs
+class NpcInteraction(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    interaction_id: NonEmpty
+    npc: NonEmpty
+    source_refs: SourceReferences
 
 
-@dataclass(frozen=True)
-class NpcInteraction:
-    interaction_id: str
-    npc: str
-    source_refs: Refs
+class CombatTurn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    turn_id: NonEmpty
+    combatant: NonEmpty
+    round: PositiveInteger | None
+    source_refs: SourceReferences
 
 
-@dataclass(frozen=True)
-class CombatTurn:
-    turn_id: str
-    combatant: str
-    round: int | None
-    source_refs: Refs
+class ItemEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    item_event_id: NonEmpty
+    item: NonEmpty
+    event: Literal["acquired", "lost", "used", "transferred"]
+    holder: NonEmpty | None
+    source_refs: SourceReferences
 
 
-@dataclass(frozen=True)
-class ItemEvent:
-    item_event_id: str
-    item: str
-    event: str
-    holder: str | None
-    source_refs: Refs
-
-
-@dataclass(frozen=True)
-class SceneDescription:
-    scene_id: str
-    location: str | None
+class SceneDescription(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    scene_id: NonEmpty
+    location: NonEmpty | None
     source_ref: SourceReference
 
 
-@dataclass(frozen=True)
-class PartyMember:
-    player: str
-    character: str
+class PartyMember(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    player: NonEmpty
+    character: NonEmpty
 
 
-def _plural(record: Any) -> Refs:
-    refs: Refs = record.source_refs
+def _cited(record: Any) -> Sequence[SourceReference]:
+    refs: list[SourceReference] = record.source_refs
     return refs
 
 
-def _scene(record: SceneDescription) -> Refs:
+def _scene(record: SceneDescription) -> Sequence[SourceReference]:
     return (record.source_ref,)
 
 
 KINDS: tuple[ArtifactKind[Any], ...] = (
-    ArtifactKind[SpellCast](
+    ArtifactKind(
         name="dnd/spell-casts",
         default_lane="spells",
         question="Which spells were cast, and by whom?",
-        parse_record=record_parser(
-            [
-                ("spell_cast_id", non_empty_string),
-                ("spell", non_empty_string),
-                ("caster", nullable_string),
-                ("source_refs", source_references),
-            ],
-            SpellCast,
-        ),
-        record_to_json=dataclass_to_json,
-        record_id=lambda record: record.spell_cast_id,
-        evidence=_plural,
+        record=SpellCast,
+        id_member="spell_cast_id",
+        evidence=_cited,
     ),
-    ArtifactKind[Npc](
+    ArtifactKind(
         name="dnd/npcs",
         default_lane="npcs",
         question="Which non-player characters appear?",
-        parse_record=record_parser(
-            [
-                ("npc_id", non_empty_string),
-                ("name", non_empty_string),
-                ("source_refs", source_references),
-            ],
-            Npc,
-        ),
-        record_to_json=dataclass_to_json,
-        record_id=lambda record: record.npc_id,
-        evidence=_plural,
+        record=Npc,
+        id_member="npc_id",
+        evidence=_cited,
     ),
-    ArtifactKind[NpcInteraction](
+    ArtifactKind(
         name="dnd/npc-interactions",
         default_lane="npc-interactions",
         question="When does the party deal with a non-player character?",
-        parse_record=record_parser(
-            [
-                ("interaction_id", non_empty_string),
-                ("npc", non_empty_string),
-                ("source_refs", source_references),
-            ],
-            NpcInteraction,
-        ),
-        record_to_json=dataclass_to_json,
-        record_id=lambda record: record.interaction_id,
-        evidence=_plural,
+        record=NpcInteraction,
+        id_member="interaction_id",
+        evidence=_cited,
     ),
-    ArtifactKind[CombatTurn](
+    ArtifactKind(
         name="dnd/combat-turns",
         default_lane="combat-turns",
         question="Who takes a turn in combat, in which round?",
-        parse_record=record_parser(
-            [
-                ("turn_id", non_empty_string),
-                ("combatant", non_empty_string),
-                ("round", positive_integer_or_null),
-                ("source_refs", source_references),
-            ],
-            CombatTurn,
-        ),
-        record_to_json=dataclass_to_json,
-        record_id=lambda record: record.turn_id,
-        evidence=_plural,
+        record=CombatTurn,
+        id_member="turn_id",
+        evidence=_cited,
     ),
-    ArtifactKind[ItemEvent](
+    ArtifactKind(
         name="dnd/item-events",
         default_lane="item-events",
         question="Which items are acquired, lost, used or transferred?",
-        parse_record=record_parser(
-            [
-                ("item_event_id", non_empty_string),
-                ("item", non_empty_string),
-                ("event", one_of("acquired", "lost", "used", "transferred")),
-                ("holder", nullable_string),
-                ("source_refs", source_references),
-            ],
-            ItemEvent,
-        ),
-        record_to_json=dataclass_to_json,
-        record_id=lambda record: record.item_event_id,
-        evidence=_plural,
+        record=ItemEvent,
+        id_member="item_event_id",
+        evidence=_cited,
     ),
-    ArtifactKind[SceneDescription](
+    ArtifactKind(
         name="dnd/scene-descriptions",
         default_lane="scene-descriptions",
         question="Where does each scene begin and end?",
-        parse_record=record_parser(
-            [
-                ("scene_id", non_empty_string),
-                ("location", nullable_string),
-                ("source_ref", source_reference),
-            ],
-            SceneDescription,
-        ),
-        record_to_json=dataclass_to_json,
-        record_id=lambda record: record.scene_id,
+        record=SceneDescription,
+        id_member="scene_id",
         evidence=_scene,
     ),
-    ArtifactKind[PartyMember](
+    ArtifactKind(
         name="dnd/party-roster",
         default_lane="party-roster",
         question="Which player plays which character?",
-        parse_record=record_parser(
-            [("player", non_empty_string), ("character", non_empty_string)], PartyMember
-        ),
-        record_to_json=dataclass_to_json,
+        record=PartyMember,
     ),
 )
 

@@ -333,7 +333,7 @@ def _resolve(
     expanded: list[tuple[int, int]] = []
     for index, reference in enumerate(references.distinct):
         citation = references.first[index]
-        for unit_id in reference:
+        for unit_id in (reference.start_unit_id, reference.end_unit_id):
             if unit_id not in positions:
                 raise SourceReferenceError(
                     f"{citation.where()}: unit ID {quoted(unit_id)} is not in the source document"

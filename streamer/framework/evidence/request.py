@@ -53,6 +53,6 @@ def build_evidence_request(
         sources.append((output.lane_id, output.source))
         for record_index, record in enumerate(output.records):
             for reference_index, reference in enumerate(projection(record)):
-                copy = SourceReference(str(reference[0]), str(reference[1]))
+                copy = SourceReference(str(reference.start_unit_id), str(reference.end_unit_id))
                 citations.append(Citation(output.lane_id, record_index, reference_index, copy))
     return EvidenceRequest(tuple(sorted(lanes)), window_units, tuple(sources), tuple(citations))

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+import msgspec
 import orjson
 
 from streamer.framework.errors import LaneOutputError
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.safe_text import quoted
 
-R = TypeVar("R")
+R = TypeVar("R", bound=msgspec.Struct)
 
 _MEMBERS = ("lane_id", "artifact_kind", "schema", "source", "records")
 _SOURCE_MEMBERS = frozenset({"document_id", "semantic_digest"})
@@ -97,8 +98,8 @@ def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str
     parsed = tuple(
         _parse(kind, record, f"$.records[{index}]", where) for index, record in enumerate(records)
     )
-    if kind.record_id is not None:
-        seen: dict[str, int] = {}
+    if kind.id_member is not None:
+        seen: dict[str | None, int] = {}
         for index, record in enumerate(parsed):
             record_id = kind.record_id(record)
             if record_id in seen:

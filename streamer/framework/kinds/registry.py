@@ -1,7 +1,9 @@
 """Artifact kinds: the registry and its typed projection contract.
 
-A kind declares how to validate one record of its lane payload into a typed record, and
-(optionally) an ``EvidenceProjection``: the explicit, typed way its records expose their
+A kind is declared once: its record is one msgspec ``Struct`` (see ``kinds.records``),
+from which come the record's parser and validator, encoder and JSON Schema, and the
+model-facing record (the record without its application-owned ID member). A kind may
+also have an ``EvidenceProjection``: the explicit, typed way its records expose their
 direct source references. The framework never looks for reference-like fields in JSON;
 a kind without a projection cannot be selected for evidence publication.
 """
@@ -9,15 +11,18 @@ a kind without a projection cannot be selected for evidence publication.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+import msgspec
+
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.records import RecordType
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reference import SourceReference
 
-R = TypeVar("R")
+R = TypeVar("R", bound=msgspec.Struct)
 R_contra = TypeVar("R_contra", contravariant=True)
 
 _KIND_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*/[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -50,20 +55,33 @@ class SchemaIdentity:
 
 @dataclass(frozen=True)
 class ArtifactKind(Generic[R]):
-    """One artifact kind: its record contract and, optionally, its evidence projection."""
+    """One artifact kind: its record declaration and, optionally, its evidence projection.
+
+    ``record`` is the record's ``Struct``; ``id_member`` names its application-owned ID
+    member (assigned by normalization, never asked of a model), ``None`` for a kind whose
+    records have no ID.
+    """
 
     name: str
     default_lane: str
     question: str
-    parse_record: Callable[[Any, str], R]
-    record_to_json: Callable[[R], dict[str, Any]]
-    record_id: Callable[[R], str] | None = None
+    record: type[R]
+    id_member: str | None = None
     evidence: EvidenceProjection[R] | None = None
     version: str = "v1"
+    records: RecordType[R] = field(init=False, repr=False, compare=False)
+    model_records: RecordType[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not _KIND_NAME.match(self.name):
             raise ValueError(f"artifact kind name {self.name!r} is not family/kind")
+        records = RecordType(self.record)
+        if self.id_member is None:
+            model = records
+        else:
+            model = records.without(self.id_member, f"{self.record.__name__}Candidate")
+        object.__setattr__(self, "records", records)
+        object.__setattr__(self, "model_records", model)
 
     @property
     def schema(self) -> SchemaIdentity:
@@ -72,6 +90,37 @@ class ArtifactKind(Generic[R]):
     @property
     def exposes_evidence(self) -> bool:
         return self.evidence is not None
+
+    @property
+    def model_record(self) -> type[msgspec.Struct]:
+        """The model-facing record: the record without its ID member."""
+        return self.model_records.struct
+
+    def parse_record(self, data: Any, path: str) -> R:
+        """Validate one record (raises ``RecordError``, naming ``path``)."""
+        return self.records.parse(data, path)
+
+    def parse_model_record(self, data: Any, path: str) -> Any:
+        """Validate one model-facing record (raises ``RecordError``, naming ``path``)."""
+        return self.model_records.parse(data, path)
+
+    def record_to_json(self, record: Any) -> dict[str, Any]:
+        """A record (or model-facing record) as JSON-ready data, in declaration order."""
+        return self.records.to_json(record)
+
+    def record_schema(self) -> dict[str, Any]:
+        """The JSON Schema of one record (a reference is ``#/$defs/source_reference``)."""
+        return self.records.schema()
+
+    def model_record_schema(self) -> dict[str, Any]:
+        """The JSON Schema of one model-facing record, with its ``$defs``."""
+        return self.model_records.standalone_schema()
+
+    def record_id(self, record: R) -> str | None:
+        if self.id_member is None:
+            return None
+        value: str = getattr(record, self.id_member)
+        return value
 
 
 class ArtifactKindRegistry:

@@ -2,47 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Annotated
 
-from streamer.framework.errors import InputError
+import msgspec
 
-_MEMBERS = frozenset({"start_unit_id", "end_unit_id"})
+_UnitId = Annotated[str, msgspec.Meta(min_length=1)]
 
 
-class SourceReference(NamedTuple):
+class SourceReference(msgspec.Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     """An inclusive range of source units in document order.
 
     Unit IDs are opaque: a reference is resolved through document positions, never by
-    comparing or doing arithmetic on the IDs themselves.
+    comparing or doing arithmetic on the IDs themselves. The one declaration of a source
+    reference: records declare their evidence members with it (``kinds.records``).
     """
 
-    start_unit_id: str
-    end_unit_id: str
+    start_unit_id: _UnitId
+    end_unit_id: _UnitId
 
     def to_json(self) -> dict[str, str]:
         return {"start_unit_id": self.start_unit_id, "end_unit_id": self.end_unit_id}
-
-
-def parse_source_reference(
-    value: Any, path: str, error: type[InputError] = InputError
-) -> SourceReference:
-    """Validate a ``{"start_unit_id", "end_unit_id"}`` object; ``path`` names it in errors."""
-    if type(value) is not dict:
-        raise error(f"{path} must be an object with start_unit_id and end_unit_id")
-    if value.keys() != _MEMBERS:
-        extra = sorted(set(value) - _MEMBERS)
-        if extra:
-            raise error(f"{path} has an unknown member at {path}.{_member(extra[0])}")
-        missing = sorted(_MEMBERS - set(value))
-        raise error(f"{path}.{missing[0]} is required")
-    start, end = value["start_unit_id"], value["end_unit_id"]
-    for name, unit_id in (("start_unit_id", start), ("end_unit_id", end)):
-        if type(unit_id) is not str or not unit_id:
-            raise error(f"{path}.{name} must be a non-empty string")
-    return SourceReference(start, end)
-
-
-def _member(name: str) -> str:
-    from streamer.framework.safe_text import quoted
-
-    return name if name.isidentifier() and len(name) <= 64 else quoted(name)
