@@ -7,7 +7,8 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``bundles`` and ``validation``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``bundles`` and
+``validation``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids
@@ -16,7 +17,6 @@ from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.outputs import check_output_destination
 from streamer.api.sources import open_source, source_batches
-from streamer.api.validation import BundleReport, validate_bundle
 from streamer.api.transcripts import (
     ChunkResult,
     ImportResult,
@@ -24,6 +24,7 @@ from streamer.api.transcripts import (
     default_document_id,
     import_transcript,
 )
+from streamer.api.validation import BundleReport, validate_bundle
 
 __all__ = [
     "BundleReport",

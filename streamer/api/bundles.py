@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamer.api.config import default_registry
 from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
 from streamer.api.sources import Progress, Source, source_batches
 from streamer.configuration import Configuration
@@ -122,4 +121,3 @@ def schema(schema_id: str) -> bytes:
             hint="'streamer schema --list' names every schema",
         )
     return data
-

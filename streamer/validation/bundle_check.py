@@ -5,7 +5,6 @@ evidence)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
@@ -16,7 +15,7 @@ from streamer.validation.bundle_files import Unreadable, present_files, read_doc
 from streamer.validation.chunk_map import check_chunk_map
 from streamer.validation.evidence_check import check_evidence
 from streamer.validation.index_check import check_index
-from streamer.validation.lane_payload import check_lane_coverage, check_lane_payload
+from streamer.validation.lane_payload import Payload, check_lane_coverage, check_lane_payload
 from streamer.validation.report import BundleReport
 
 NOT_REGULAR = "not a regular file (a link, FIFO or device): streamer bundle writes none"
@@ -51,10 +50,10 @@ def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
     for file in sorted(file for file in described if file in present and file not in readable):
         report.problem(file, NOT_REGULAR)
     source = index["source"]
-    documents: dict[str, dict[str, Any]] = {}
+    documents: dict[str, Payload] = {}
     for entry in described.values():
         if "lane_id" in entry.descriptor and entry.file in readable and entry.known_schema:
-            payload = check_lane_payload(folder, entry, source, report)
+            payload = check_lane_payload(folder, entry, source, registry, report)
             if payload is not None:
                 documents[entry.file] = payload
     lanes = {descriptor["lane_id"]: descriptor["file"] for descriptor in index["lanes"]}
@@ -67,5 +66,5 @@ def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
         checked = check_evidence(folder, evidence, source, anchors, lanes, report)
         if checked is not None:
             payloads = {lane: documents[file] for lane, file in lanes.items() if file in documents}
-            check_lane_coverage(checked.allowlist, payloads, checked.cited, registry, report)
+            check_lane_coverage(checked.allowlist, payloads, checked.cited, report)
     return report

@@ -26,13 +26,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any
 
 import msgspec
 from msgspec import UNSET
 
 from streamer.framework.safe_text import quoted
-from streamer.framework.source.units import SelfReference, SourceUnit, UnitMetadata
+from streamer.framework.source.reference import SourceReference
+from streamer.framework.source.units import NonEmpty, SelfReference, SourceUnit, UnitMetadata
 from streamer.output import evidence_context
 from streamer.validation.bundle_files import Unreadable, open_document
 from streamer.validation.chunk_map import Anchors
@@ -55,6 +56,26 @@ UNITS = "contexts.item.units.item"
 REFERENCES = "contexts.item.references.item"
 BATCH = 512
 _EMPTY_METADATA = UnitMetadata()
+
+LaneId = Annotated[str, msgspec.Meta(pattern="^[a-z0-9][a-z0-9_-]{0,63}$")]
+
+
+class Reference(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """One reference of a context, as the schema's ``$defs/reference`` states it (but for
+    ``lane_ids`` being distinct, checked beside)."""
+
+    source_ref: SourceReference
+    lane_ids: Annotated[list[LaneId], msgspec.Meta(min_length=1)]
+
+
+class ContextHead(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A context without its units (they are checked one batch at a time)."""
+
+    start_unit_id: NonEmpty
+    end_unit_id: NonEmpty
+    references: Annotated[list[Reference], msgspec.Meta(min_length=1)]
+    units: list[Any]
+
 
 Cited = dict[tuple[str, str, str], str]  # (start, end, lane) -> where the evidence cites it
 
@@ -161,9 +182,14 @@ class EvidenceCheck:
             for i, unit in enumerate(units):  # what the struct allows and the schema does not
                 assert unit is not None
                 reference, metadata = unit.source_ref, unit.metadata
-                if reference is UNSET or metadata == _EMPTY_METADATA or "" in (
-                    reference.start_unit_id,
-                    reference.end_unit_id,
+                if (
+                    reference is UNSET
+                    or metadata == _EMPTY_METADATA
+                    or ""
+                    in (
+                        reference.start_unit_id,
+                        reference.end_unit_id,
+                    )
                 ):
                     units[i] = self._unit(raw[i], f"{path}.units[{base + i}]")
         if self.failures:
@@ -205,7 +231,11 @@ class EvidenceCheck:
             unit_id = unit.unit_id
             if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:  # type: ignore[union-attr]
                 found.append(
-                    (offset, 0, f"{path}.units[{base + offset}].source_ref does not cite the unit itself")
+                    (
+                        offset,
+                        0,
+                        f"{path}.units[{base + offset}].source_ref does not cite the unit itself",
+                    )
                 )
         anchors = self.anchors
         if anchors is not None:
@@ -233,14 +263,15 @@ class EvidenceCheck:
     def _end_context(self, context: _Context) -> None:
         self._units(context)
         head = context.skeleton.value
-        path = context.path
-        failures = schema_failures(
-            head, SCHEMA_ID, definition="context", relaxed=("context.units",), at=path
-        )
-        if isinstance(head, dict) and head.get("units") == [] and context.count == 0:
-            where = f"{path}.units"
-            failures.append((where, "minItems", f"{where} breaks the schema rule 'minItems'"))
-        self.failures.extend(failures)
+        if not _sound_head(head) or context.count == 0:
+            path = context.path
+            failures = schema_failures(
+                head, SCHEMA_ID, definition="context", relaxed=("context.units",), at=path
+            )
+            if isinstance(head, dict) and head.get("units") == [] and context.count == 0:
+                where = f"{path}.units"
+                failures.append((where, "minItems", f"{where} breaks the schema rule 'minItems'"))
+            self.failures.extend(failures)
         if self.failures:
             return
         context.skeleton = _DONE
@@ -284,7 +315,9 @@ class EvidenceCheck:
         if spans is not None and not is_window_union(
             spans, context.count, window, at_start=at_start, at_end=at_end
         ):
-            lines.append(f"{path} is not the union of its references expanded by window_units {window}")
+            lines.append(
+                f"{path} is not the union of its references expanded by window_units {window}"
+            )
 
     def _references(
         self, path: str, references: list[dict[str, Any]], index_of: dict[str, int]
@@ -339,6 +372,15 @@ class EvidenceCheck:
         return []
 
 
+def _sound_head(head: Any) -> bool:
+    """Whether a context's head satisfies its schema (the common case, without jsonschema)."""
+    try:
+        checked = msgspec.convert(head, ContextHead)
+    except msgspec.ValidationError:
+        return False
+    return all(len(set(item.lane_ids)) == len(item.lane_ids) for item in checked.references)
+
+
 def _named_ids(references: list[Any]) -> list[str]:
     """The unit IDs at the ends of well-formed references (others fail the schema)."""
     named: list[str] = []
@@ -367,36 +409,42 @@ def _ignore(event: tuple[str, str, Any]) -> None:
 _DONE = Skeleton(())
 
 
-def _repeats(handle: IO[bytes], repeated: set[int]) -> list[str]:
+class _Repeats:
     """The second pass, when hashes repeat: each unit ID seen before, where it repeats."""
-    seen: dict[str, str] = {}
-    lines: list[str] = []
-    contexts = -1
-    count = 0
 
-    def on_context(event: tuple[str, str, Any]) -> None:
-        nonlocal contexts, count, skeleton
-        if skeleton is None or skeleton.complete:
-            skeleton = Skeleton((), {"units": _ignore})
-            contexts += 1
-            count = 0
-        skeleton.event(event)
+    def __init__(self, repeated: set[int]) -> None:
+        self.repeated = repeated
+        self.seen: dict[str, str] = {}
+        self.lines: list[str] = []
+        self.contexts = -1
+        self.count = 0
+        self.context: Skeleton | None = None
 
-    skeleton: Skeleton | None = None
-    top = Skeleton(("contexts",), {"contexts": on_context})
-    for event in stream(handle, _items()):
-        if event[1] == ITEM and event[0] == UNITS:
-            unit_id = event[2]["unit_id"]
-            where = f"$.contexts[{contexts}].units[{count}]"
-            count += 1
-            if hash(unit_id) in repeated:
-                if unit_id in seen:
-                    lines.append(f"{where}: unit {quoted(unit_id)} repeats {seen[unit_id]}")
-                else:
-                    seen[unit_id] = where
-        else:
-            top.event(event)
-    return lines
+    def read(self, handle: IO[bytes]) -> list[str]:
+        top = Skeleton(("contexts",), {"contexts": self._on_context})
+        for event in stream(handle, _items()):
+            if event[1] == ITEM and event[0] == UNITS:
+                self._unit(event[2])
+            else:
+                top.event(event)
+        return self.lines
+
+    def _on_context(self, event: tuple[str, str, Any]) -> None:
+        if self.context is None or self.context.complete:
+            self.context = Skeleton((), {"units": _ignore})
+            self.contexts += 1
+            self.count = 0
+        self.context.event(event)
+
+    def _unit(self, unit: dict[str, Any]) -> None:
+        unit_id = unit["unit_id"]
+        where = f"$.contexts[{self.contexts}].units[{self.count}]"
+        self.count += 1
+        if hash(unit_id) in self.repeated:
+            if unit_id in self.seen:
+                self.lines.append(f"{where}: unit {quoted(unit_id)} repeats {self.seen[unit_id]}")
+            else:
+                self.seen[unit_id] = where
 
 
 def check_evidence(
@@ -432,10 +480,9 @@ def check_evidence(
             repeated = check.hashes.repeated()
             if repeated:
                 handle.seek(0)
-                check.lines.extend(_repeats(handle, repeated))  # reported last
+                check.lines.extend(_Repeats(repeated).read(handle))  # reported last
     except Unreadable:
         return None
     for line in check.lines:
         report.problem(entry.file, line)
     return CheckedEvidence(check.top.value["lanes"], check.cited)
-

@@ -76,7 +76,7 @@ def check_descriptor(
     ``schema`` and ``lane_id`` as far as it has them; ``record_count``: how many records
     it has, ``None`` for none) and names the index's source (reported, not fatal)."""
     descriptor = entry.descriptor
-    mismatches = [
+    mismatches: list[str] = [
         name
         for name in ("artifact_kind", "schema", "lane_id")
         if name in descriptor and members.get(name) != descriptor[name]

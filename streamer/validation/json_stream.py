@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 import ijson
@@ -36,9 +36,9 @@ JsonError = ijson.JSONError
 Event = tuple[str, str, Any]
 
 
-def item_events(prefix: str, schema: Mapping[str, Any], defs: Mapping[str, Any]) -> frozenset[
-    tuple[str, str]
-]:
+def item_events(
+    prefix: str, schema: Mapping[str, Any], defs: Mapping[str, Any]
+) -> frozenset[tuple[str, str]]:
     """The ``(prefix, event)`` pairs of a well-formed item at ``prefix`` described by the
     JSON Schema ``schema`` (objects, arrays, strings, integers; local ``$ref`` into ``defs``),
     except the item's own last event (which marks where it ends)."""
@@ -83,7 +83,8 @@ def stream(
         stages.append((_backend.items_basecoro(built, prefix).send, inside, built))
     outputs = {prefix: built for (prefix, _), (_, _, built) in zip(items, stages, strict=True)}
     leaks = tuple(prefix + "." for prefix, _ in items)
-    compress, outside, drain = itertools.compress, operator.not_, deque(maxlen=0).extend
+    compress, outside = itertools.compress, operator.not_
+    drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
     while True:
         data = file.read(block_size)
         if data:
