@@ -55,6 +55,7 @@ SCHEMA_ID = evidence_context.SCHEMA.id
 UNITS = "contexts.item.units.item"
 REFERENCES = "contexts.item.references.item"
 BATCH = 512
+_IN_CONTEXT = "contexts.item"
 _EMPTY_METADATA = UnitMetadata()
 
 LaneId = Annotated[str, msgspec.Meta(pattern="^[a-z0-9][a-z0-9_-]{0,63}$")]
@@ -144,13 +145,16 @@ class EvidenceCheck:
     # -- the pass ---------------------------------------------------------------------
 
     def read(self, handle: IO[bytes]) -> None:
-        top, units = self.top, UNITS
+        top, units, on_context = self.top, UNITS, self._on_context
         for event in stream(handle, _items()):
-            if event[1] == ITEM and event[0] == units and self.current is not None:
-                batch = self.current.batch  # a unit: it changes no depth, skip the skeletons
+            prefix = event[0]
+            if prefix == units and self.current is not None:
+                batch = self.current.batch  # a unit (one event): no skeleton needs it
                 batch.append(event[2])
                 if len(batch) >= BATCH:
                     self._units(self.current)
+            elif prefix.startswith(_IN_CONTEXT) and top.streaming:
+                on_context(event)  # what the top skeleton would forward, without it
             else:
                 top.event(event)
 

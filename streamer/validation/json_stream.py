@@ -80,10 +80,11 @@ def stream(
     stages = []
     for prefix, inside in items:
         built = ijson.sendable_list()
-        stages.append((_backend.items_basecoro(built, prefix).send, inside, built))
+        keep = dict.fromkeys(inside, False).get  # (prefix, event) -> False inside an item
+        stages.append((_backend.items_basecoro(built, prefix).send, keep, built))
     outputs = {prefix: built for (prefix, _), (_, _, built) in zip(items, stages, strict=True)}
     leaks = tuple(prefix + "." for prefix, _ in items)
-    compress, outside = itertools.compress, operator.not_
+    compress, repeat = itertools.compress, itertools.repeat
     drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
     while True:
         data = file.read(block_size)
@@ -92,9 +93,9 @@ def stream(
         else:
             parser.close()
         kept: list[Event] = events
-        for build, inside, _ in stages:
+        for build, keep, _ in stages:
             drain(map(build, kept))
-            kept = list(compress(kept, map(outside, map(inside.__contains__, map(_pair, kept)))))
+            kept = list(compress(kept, map(keep, map(_pair, kept), repeat(True))))
         made = {prefix: iter(built) for prefix, built in outputs.items()}
         for event in kept:
             prefix = event[0]

@@ -49,6 +49,11 @@ class Skeleton:
         return self.started and self._depth == 0
 
     @property
+    def streaming(self) -> bool:
+        """Whether the events now are those of a streamed array's items."""
+        return self._mode == _STREAM and self._depth >= 2
+
+    @property
     def value(self) -> Any:
         """What is built so far (the object, filled as its members complete)."""
         return self._builder.value
