@@ -69,12 +69,13 @@ def stream(
     file: IO[bytes],
     items: Sequence[tuple[str, frozenset[tuple[str, str]]]],
     *,
-    block_size: int = BLOCK_SIZE,
+    block_size: int | None = None,
 ) -> Iterator[Event]:
     """The events of ``file`` outside the items of ``items`` (``(prefix, inside)`` pairs,
     the largest first: the events left by one builder are given to the next), and each
     item as ``(prefix, ITEM, value)``. Raises ``JsonError`` unless ``file`` is one valid
     JSON document."""
+    size = BLOCK_SIZE if block_size is None else block_size
     events = ijson.sendable_list()
     parser = ijson.parse_coro(events, use_float=True)
     stages = []
@@ -87,7 +88,7 @@ def stream(
     compress, repeat = itertools.compress, itertools.repeat
     drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
     while True:
-        data = file.read(block_size)
+        data = file.read(size)
         if data:
             parser.send(data)
         else:

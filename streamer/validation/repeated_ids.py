@@ -20,8 +20,8 @@ _READ = 1 << 14
 
 
 class IdHashes:
-    def __init__(self, run: int = RUN) -> None:
-        self._run = run
+    def __init__(self, run: int | None = None) -> None:
+        self._run = RUN if run is None else run
         self._hashes = array.array("q")
         self._spill: IO[bytes] | None = None
         self._runs: list[tuple[int, int]] = []  # (offset in the spill, length)
