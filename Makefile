@@ -18,7 +18,8 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # The demo starts from a transcript: import it (into the ignored build/), chunk it,
-# publish its evidence; then the evidence of the demo session.
+# publish its evidence; then the demo session: its candidates normalized, bundled and
+# validated, and its evidence; last, the report of its bundle.
 IMPORT := fixtures/import
 DEMO_OUT := build/demo
 
@@ -32,9 +33,20 @@ demo: venv
 	@echo "== streamer evidence: the imported transcript, cited by two lanes ($(IMPORT)/lanes, window 0)"
 	$(BIN)/streamer evidence --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl \
 		--lanes-dir $(IMPORT)/lanes --output - | $(BIN)/python -m json.tool --indent 1
+	@echo "== streamer normalize: hand-written candidates of the demo session ($(DEMO)/candidates) to lane outputs"
+	rm -rf $(DEMO_OUT)/lanes $(DEMO_OUT)/bundle
+	$(BIN)/streamer normalize --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
+		--candidates-dir $(DEMO)/candidates --glossary $(DEMO)/campaign.yaml --output-dir $(DEMO_OUT)/lanes
+	@cat $(DEMO_OUT)/lanes/rejections.jsonl
+	@echo "== streamer bundle + validate: the normalized lanes published and checked"
+	$(BIN)/streamer bundle --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
+		--lanes-dir $(DEMO_OUT)/lanes --output $(DEMO_OUT)/bundle
+	$(BIN)/streamer validate $(DEMO_OUT)/bundle
 	@echo "== streamer evidence: the evidence context of the demo session (window 1, five lanes)"
 	$(BIN)/streamer evidence --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
 		--lanes-dir $(DEMO)/lanes --output - | $(BIN)/python -m json.tool --indent 1
+	@echo "== streamer report: the demo bundle as one HTML page; open $(DEMO_OUT)/report.html in a browser"
+	$(BIN)/streamer report $(DEMO_OUT)/bundle --output $(DEMO_OUT)/report.html
 
 test: venv lint typecheck contracts unit
 

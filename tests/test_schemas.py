@@ -35,6 +35,12 @@ from tests.support import REPO, ref, run_cli, spell, units, write_case
 
 SCHEMAS = REPO / "streamer" / "output" / "schemas"
 GENERIC = ["notarius.output.index", "notarius.source.chunk_map", "notarius.source.evidence_context"]
+# The lines of normalization's inputs and outputs: JSON Lines, no schema identity member.
+LINES = [
+    "notarius.normalization.candidate",
+    "notarius.normalization.candidates_header",
+    "notarius.normalization.rejection",
+]
 
 
 def schema_file_text(schema: dict[str, Any]) -> str:
@@ -55,7 +61,7 @@ def test_lane_payload_schema_files_are_generated_from_the_kind_declarations() ->
 
 def test_every_published_document_has_exactly_one_schema() -> None:
     lanes = sorted(kind.schema.id for kind in api.default_registry())
-    assert api.schema_ids() == tuple(sorted([*GENERIC, *lanes]))
+    assert api.schema_ids() == tuple(sorted([*GENERIC, *LINES, *lanes]))
     assert sorted(path.stem for path in SCHEMAS.glob("*.json")) == list(api.schema_ids())
 
 
@@ -65,6 +71,10 @@ def test_schema_files_are_draft_2020_12_with_their_id(schema_id: str) -> None:
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert schema["$id"] == schema_id
+    assert schema["additionalProperties"] is False
+    if schema_id in LINES:
+        assert schema["title"] == schema_id.replace(".", "_") + "_v1"
+        return
     identity = schema["properties"]["schema"]["const"]
     assert identity["id"] == schema_id
     assert schema["title"] == identity["name"]

@@ -7,15 +7,17 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``bundles`` and
-``validation``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``,
+``bundles``, ``validation`` and ``report``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.lanes import effective_lanes, read_lane_outputs
+from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
+from streamer.api.report import report
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
     ChunkResult,
@@ -32,6 +34,7 @@ __all__ = [
     "ChunkResult",
     "EvidenceResult",
     "ImportResult",
+    "NormalizeResult",
     "bundle",
     "check_output_destination",
     "chunk",
@@ -41,9 +44,11 @@ __all__ = [
     "evidence",
     "import_transcript",
     "load_config",
+    "normalize",
     "open_source",
     "project",
     "read_lane_outputs",
+    "report",
     "schema",
     "schema_ids",
     "source_batches",

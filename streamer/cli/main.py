@@ -24,6 +24,8 @@ from streamer.cli import (  # each import registers its command
     chunk_command,  # noqa: F401
     evidence_command,  # noqa: F401
     import_command,  # noqa: F401
+    normalize_command,  # noqa: F401
+    report_command,  # noqa: F401
     schema_command,  # noqa: F401
     validate_command,  # noqa: F401
 )

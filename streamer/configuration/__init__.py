@@ -5,6 +5,7 @@ from streamer.configuration.model import (
     Configuration,
     EvidenceContextConfig,
     LaneConfig,
+    NormalizationConfig,
 )
 from streamer.configuration.resolve import load_configuration, resolve_configuration
 
@@ -13,6 +14,7 @@ __all__ = [
     "Configuration",
     "EvidenceContextConfig",
     "LaneConfig",
+    "NormalizationConfig",
     "load_configuration",
     "resolve_configuration",
 ]

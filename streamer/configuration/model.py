@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from streamer.framework.kinds.registry import ArtifactKind
@@ -38,10 +39,19 @@ class ChunkingConfig:
 
 
 @dataclass(frozen=True)
+class NormalizationConfig:
+    """``pipeline.normalization``: ``glossary``, resolved against the configuration
+    file's folder (``None``: no glossary unless ``--glossary`` names one)."""
+
+    glossary: Path | None = None
+
+
+@dataclass(frozen=True)
 class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
+    normalization: NormalizationConfig = NormalizationConfig()
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

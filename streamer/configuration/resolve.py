@@ -18,6 +18,7 @@ from streamer.configuration.model import (
     Configuration,
     EvidenceContextConfig,
     LaneConfig,
+    NormalizationConfig,
 )
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
@@ -39,14 +40,20 @@ def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configurat
         raise ConfigurationError(
             f"configuration file {path.name} cannot be read ({reason})"
         ) from None
-    return resolve_configuration(load_yaml(text), registry)
+    return resolve_configuration(load_yaml(text), registry, path.parent)
 
 
-def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configuration:
+def resolve_configuration(
+    data: Any, registry: ArtifactKindRegistry, base: Path | None = None
+) -> Configuration:
+    """``base``: the folder relative paths (the glossary) are resolved against."""
     root = _object(data, "$", required={"pipeline"}, optional={"output"})
-    pipeline = _object(root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking"})
+    pipeline = _object(
+        root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking", "normalization"}
+    )
     lanes = _lanes(pipeline["lanes"], registry)
     chunking = _chunking(pipeline.get("chunking"))
+    normalization = _normalization(pipeline.get("normalization"), base or Path("."))
     evidence = None
     if "output" in root:
         output = _object(root["output"], "$.output", required={"module"}, optional={"options"})
@@ -60,7 +67,7 @@ def resolve_configuration(data: Any, registry: ArtifactKindRegistry) -> Configur
             )
             if "evidence_context" in options:
                 evidence = _evidence_context(options["evidence_context"], lanes)
-    return Configuration(lanes, chunking, evidence)
+    return Configuration(lanes, chunking, evidence, normalization)
 
 
 def _object(value: Any, path: str, *, required: set[str], optional: set[str]) -> dict[str, Any]:
@@ -133,6 +140,22 @@ def _chunking(value: Any) -> ChunkingConfig:
     if overlap >= max_units:
         raise ConfigurationError("$.pipeline.chunking.overlap_units must be smaller than max_units")
     return ChunkingConfig(max_units, overlap)
+
+
+def _normalization(value: Any, base: Path) -> NormalizationConfig:
+    if value is None:
+        return NormalizationConfig()
+    path = "$.pipeline.normalization"
+    normalization = _object(value, path, required=set(), optional={"glossary"})
+    glossary = normalization.get("glossary")
+    if glossary is None:
+        return NormalizationConfig()
+    if not isinstance(glossary, str) or not glossary.strip():
+        raise ConfigurationError(
+            f"{path}.glossary must be a file path",
+            hint="relative paths are resolved against the configuration file's folder",
+        )
+    return NormalizationConfig(base / glossary)
 
 
 def _evidence_context(value: Any, lanes: tuple[LaneConfig, ...]) -> EvidenceContextConfig:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-from streamer.framework.safe_text import quoted
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE
 from streamer.validation.bundle_files import Unreadable, present_files, read_document
@@ -24,7 +23,7 @@ NOT_REGULAR = "not a regular file (a link, FIFO or device): streamer bundle writ
 def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
     """Check the bundle in ``folder``; ``registry`` knows the artifact kinds of its lanes."""
     if not folder.is_dir():
-        raise ConfigurationError(f"bundle folder {quoted(folder.name)} does not exist")
+        raise ConfigurationError(f"bundle folder {folder.name} does not exist")
     report = BundleReport()
     present = present_files(folder)
     report.files = tuple(sorted(present))

@@ -7,9 +7,9 @@ evidence through a typed projection.
 
 Adding a kind: declare its record ``Struct`` here (``forbid_unknown_fields=True``, the
 ID member first, members in published order), add one ``ArtifactKind`` to ``KINDS``
-(name, default lane, question, record, ``id_member``, ``evidence``), regenerate the
-shipped schema (``tests/test_schemas.py`` says how), and test it. ``docs/kinds.md`` has
-the whole recipe.
+(name, default lane, question, record, ``id_member``, ``evidence``,
+``normalization``), regenerate the shipped schema (``tests/test_schemas.py`` says how),
+and test it. ``docs/kinds.md`` has the whole recipe.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from streamer.domain.dnd import normalization
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.source.reference import SourceReference
@@ -86,6 +87,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SpellCast,
         id_member="spell_cast_id",
         evidence=_cited,
+        normalization=normalization.SPELL_CASTS,
     ),
     ArtifactKind(
         name="dnd/npcs",
@@ -94,6 +96,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=Npc,
         id_member="npc_id",
         evidence=_cited,
+        normalization=normalization.NPCS,
     ),
     ArtifactKind(
         name="dnd/npc-interactions",
@@ -102,6 +105,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=NpcInteraction,
         id_member="interaction_id",
         evidence=_cited,
+        normalization=normalization.NPC_INTERACTIONS,
     ),
     ArtifactKind(
         name="dnd/combat-turns",
@@ -110,6 +114,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=CombatTurn,
         id_member="turn_id",
         evidence=_cited,
+        normalization=normalization.COMBAT_TURNS,
     ),
     ArtifactKind(
         name="dnd/item-events",
@@ -118,6 +123,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=ItemEvent,
         id_member="item_event_id",
         evidence=_cited,
+        normalization=normalization.ITEM_EVENTS,
     ),
     ArtifactKind(
         name="dnd/scene-descriptions",
@@ -126,12 +132,14 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SceneDescription,
         id_member="scene_id",
         evidence=_scene,
+        normalization=normalization.SCENE_DESCRIPTIONS,
     ),
     ArtifactKind(
         name="dnd/party-roster",
         default_lane="party-roster",
         question="Which player plays which character?",
         record=PartyMember,
+        normalization=normalization.PARTY_ROSTER,
     ),
 )
 

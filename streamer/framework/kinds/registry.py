@@ -18,6 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import msgspec
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.normalization import NormalizationSpec
 from streamer.framework.kinds.records import RecordType
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reference import SourceReference
@@ -59,7 +60,8 @@ class ArtifactKind(Generic[R]):
 
     ``record`` is the record's ``Struct``; ``id_member`` names its application-owned ID
     member (assigned by normalization, never asked of a model), ``None`` for a kind whose
-    records have no ID.
+    records have no ID. ``normalization`` says how candidates of the kind become records
+    (``kinds.normalization``); a kind without one cannot be normalized.
     """
 
     name: str
@@ -69,6 +71,7 @@ class ArtifactKind(Generic[R]):
     id_member: str | None = None
     evidence: EvidenceProjection[R] | None = None
     version: str = "v1"
+    normalization: NormalizationSpec | None = None
     records: RecordType[R] = field(init=False, repr=False, compare=False)
     model_records: RecordType[Any] = field(init=False, repr=False, compare=False)
 

@@ -1,0 +1,205 @@
+"""``streamer normalize``: raw extraction candidates to normalized lane outputs (ADR-0009).
+
+result = api.normalize(config, "session.jsonl", "candidates/", "lanes/")
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from streamer.api.config import default_registry
+from streamer.api.lanes import Warn, effective_lanes, stderr_warning
+from streamer.api.sources import Progress, Source, source_batches
+from streamer.configuration import Configuration
+from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path
+from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
+from streamer.normalization.candidates import (
+    CandidatesFile,
+    candidates_path,
+    read_candidates_file,
+)
+from streamer.normalization.glossary import Glossary, load_glossary
+from streamer.normalization.lanes import LaneResult, cited, glossary_lane, normalize_lane, spec_of
+from streamer.normalization.rejections import rejection_lines
+from streamer.normalization.source_index import SourceIndexTap
+from streamer.output.bundle_publication import staged_bundle
+
+REJECTIONS_FILE = "rejections.jsonl"
+
+
+@dataclass(frozen=True)
+class NormalizeResult:
+    """What ``normalize`` published: one ``LaneResult`` per lane of the run."""
+
+    document_id: str
+    semantic_digest: str
+    lanes: tuple[LaneResult, ...]
+    files: tuple[str, ...]
+
+    def receipt(self) -> dict[str, Any]:
+        """The one-line JSON receipt ``streamer normalize`` prints on success."""
+        return {
+            "status": "ok",
+            "document_id": self.document_id,
+            "lanes": [lane.receipt() for lane in self.lanes],
+            "rejected": sum(sum(lane.rejected.values()) for lane in self.lanes),
+            "files": list(self.files),
+        }
+
+
+def check_output_dir(destination: Path, *, force: bool) -> None:
+    """Fail (a usage error, before any input is read) unless ``destination`` can be made:
+    it must not exist, or with ``force`` be a former output (holding rejections.jsonl) or
+    an empty folder."""
+    name = destination.name
+    if not name or name in {".", "..", "-"}:
+        raise ConfigurationError("--output-dir must name the folder to create")
+    parent = destination.parent
+    if not parent.is_dir():
+        raise ConfigurationError(f"output folder for {name} does not exist", hint="create it first")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigurationError(f"output folder for {name} is not writable")
+    if not os.path.lexists(destination):
+        return
+    if not force:
+        raise ConfigurationError(f"output {name} already exists", hint="use --force to replace it")
+    if destination.is_symlink() or not destination.is_dir():
+        raise ConfigurationError(f"output {name} exists and is not a folder; it is never replaced")
+    if not (destination / REJECTIONS_FILE).is_file() and any(destination.iterdir()):
+        raise ConfigurationError(
+            f"output {name} is a folder without {REJECTIONS_FILE}, not a normalize output; "
+            "it is never replaced",
+            hint="choose another --output-dir, or remove the folder yourself",
+        )
+
+
+def glossary_of(config: Configuration, glossary: str | os.PathLike[str] | None) -> Glossary:
+    """``glossary`` (``--glossary``), else the configuration's, else none."""
+    path = Path(glossary) if glossary is not None else config.normalization.glossary
+    if path is None:
+        return Glossary()
+    sections = {
+        spec.glossary_section
+        for kind in default_registry()
+        if (spec := kind.normalization) is not None and spec.glossary_section is not None
+    }
+    return load_glossary(path, sections)
+
+
+def normalize(
+    config: Configuration,
+    source: Source,
+    candidates_dir: str | os.PathLike[str],
+    output_dir: str | os.PathLike[str],
+    *,
+    glossary: str | os.PathLike[str] | None = None,
+    lanes: Sequence[str] | None = None,
+    force: bool = False,
+    warn: Warn = stderr_warning,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+    progress: Progress | None = None,
+) -> NormalizeResult:
+    """Normalize the candidates of each lane of the run and publish the folder
+    ``output_dir``: ``<lane_id>.json`` per lane with an output and ``rejections.jsonl``,
+    all of it or nothing.
+
+    Usage errors come first; then the glossary and every candidates file are read (a
+    header naming another lane or kind fails the run), then the source document once,
+    keeping only the chunks and unit positions the candidates name; the headers must name
+    that document. Rejected candidates are reported through ``warn``, one line each.
+    """
+    destination = Path(output_dir)
+    check_output_dir(destination, force=force)
+    run_lanes = effective_lanes(config, lanes)
+    directory = Path(candidates_dir)
+    if not directory.is_dir():
+        raise ConfigurationError(
+            f"candidates folder {directory.name} does not exist", hint="check --candidates-dir"
+        )
+    terms = glossary_of(config, glossary)
+    files: dict[str, CandidatesFile] = {}
+    chunk_ids: set[str] = set()
+    unit_ids: set[str] = set()
+    for lane_id in run_lanes:
+        kind = config.lane(lane_id).kind
+        spec = spec_of(kind)
+        path = candidates_path(directory, lane_id)
+        if not spec.extracted:
+            if path.exists():
+                raise ConfigurationError(
+                    f"lane {lane_id} has candidates ({path.name}), but its kind {kind.name} is "
+                    "never extracted",
+                    hint=f"its records come from the glossary's {spec.glossary_section} list",
+                )
+            continue
+        if not path.exists():
+            continue
+        file = read_candidates_file(path, lane_id, kind.name)
+        files[lane_id] = file
+        for raw in file.candidates:
+            ids, chunk_id = cited(raw, spec)
+            unit_ids |= ids
+            chunk_ids.add(chunk_id)
+    index = SourceIndexTap(
+        config.chunking.max_units, config.chunking.overlap_units, chunk_ids, unit_ids
+    )
+    with source_batches(source, buffer_size, index.tap, progress=progress) as (
+        batches,
+        identity_of,
+    ):
+        collections.deque(batches, maxlen=0)
+        identity = identity_of()
+    document = DocumentSource(identity.document_id, identity.semantic_digest)
+    for file in files.values():
+        where = f"candidates {file.name} line 1"
+        if file.header.document_id != document.document_id:
+            raise InputError(f"{where}: $.source.document_id does not name the source document")
+        if file.header.semantic_digest != document.semantic_digest:
+            raise InputError(
+                f"{where}: $.source.semantic_digest is not the source document's",
+                hint="the candidates were extracted from another version of the document",
+            )
+    results: list[LaneResult] = []
+    for lane_id in run_lanes:
+        kind = config.lane(lane_id).kind
+        spec = spec_of(kind)
+        if lane_id in files:
+            results.append(
+                normalize_lane(
+                    lane_id,
+                    kind,
+                    files[lane_id],
+                    document,
+                    index.chunks,
+                    index.positions,
+                    terms.names,
+                )
+            )
+        elif spec.glossary_section is not None and spec.glossary_section in terms.sections:
+            section = terms.sections[spec.glossary_section]
+            results.append(glossary_lane(lane_id, kind, section, document, "glossary"))
+        else:
+            results.append(LaneResult(lane_id))
+    rejections = [rejection for result in results for rejection in result.rejections]
+    with staged_bundle(destination, force=force) as staged:
+        for result in results:
+            if result.output is not None:
+                name = lane_output_path(Path(), result.lane_id).name
+                staged.write(name, orjson.dumps(result.output.to_json()) + b"\n")
+        staged.write(REJECTIONS_FILE, rejection_lines(rejections))
+    missing = [result.lane_id for result in results if result.output is None]
+    if missing:
+        warn("lanes without candidates, without a normalized output: " + ", ".join(missing))
+    for rejection in rejections:
+        warn(rejection.warning())
+    return NormalizeResult(
+        document.document_id, document.semantic_digest, tuple(results), tuple(sorted(staged.files))
+    )

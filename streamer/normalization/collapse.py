@@ -1,0 +1,176 @@
+"""The identity rules: accepted candidates in, one group per record out.
+
+Every rule is a function of the candidates as a set (their order never matters) and of
+document positions only (unit IDs are opaque). A reference here is a ``Ref``: its start
+and end positions and unit IDs; two references overlap when each starts at or before the
+other's end. The rules (``NormalizationSpec`` names them; ``docs/normalization.md``):
+
+Members are compared by identity: the canonical members with every name member replaced
+by its name key (``Scanlan`` and ``scanlan`` are the same caster); a record publishes the
+members of its candidate cited first (then the smallest spelling), never a mix.
+
+- ``occurrences``: candidates with equal identities are one record when their
+  references overlap, directly or through a chain of such candidates (the connected
+  components of the overlap graph); the record cites the union of their references, exact
+  duplicates removed, ordered by position. Candidates citing disjoint evidence stay apart.
+- ``registry``: candidates whose key member has the same name key are one record citing
+  the union of their references.
+- ``spans``: one reference a record. Candidates with equal identities whose ranges
+  overlap (connected components, as above) are one record, which keeps the one reference
+  of the component covering the most units (the earliest-starting of those), unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from streamer.framework.canonical_json import canonical
+
+
+@dataclass(frozen=True, order=True)
+class Ref:
+    """A grounded source reference: positions first, so refs sort by position."""
+
+    start: int
+    end: int
+    start_unit_id: str
+    end_unit_id: str
+
+    def overlaps(self, other: Ref) -> bool:
+        return self.start <= other.end and other.start <= self.end
+
+    def to_json(self) -> dict[str, str]:
+        return {"start_unit_id": self.start_unit_id, "end_unit_id": self.end_unit_id}
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """An accepted candidate: its canonical members (evidence aside), its references and
+    its identity ``key`` (the members as compared: name members by their name key)."""
+
+    line: int
+    members: dict[str, Any]
+    refs: tuple[Ref, ...]  # distinct, ordered by position
+    identity: Any = None
+
+    @property
+    def key(self) -> bytes:
+        """Equal identities, equal key (the members themselves when no identity is given)."""
+        return canonical(self.members if self.identity is None else self.identity)
+
+    @property
+    def spelling(self) -> bytes:
+        return canonical(self.members)
+
+
+@dataclass(frozen=True)
+class Group:
+    """One record to be: its members, its references, ordered, its source lines and its
+    identity (that of its candidates)."""
+
+    members: dict[str, Any]
+    refs: tuple[Ref, ...]
+    lines: tuple[int, ...]
+    identity: Any = None
+
+
+def distinct_refs(refs: Sequence[Ref]) -> tuple[Ref, ...]:
+    return tuple(sorted(set(refs)))
+
+
+class _Components:
+    """Union-find over indices."""
+
+    def __init__(self, size: int) -> None:
+        self._parent = list(range(size))
+
+    def find(self, index: int) -> int:
+        parent = self._parent
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    def union(self, first: int, second: int) -> None:
+        a, b = self.find(first), self.find(second)
+        if a != b:
+            self._parent[max(a, b)] = min(a, b)
+
+    def groups(self) -> list[list[int]]:
+        out: dict[int, list[int]] = {}
+        for index in range(len(self._parent)):
+            out.setdefault(self.find(index), []).append(index)
+        return list(out.values())
+
+
+def overlap_components(items: Sequence[Grounded]) -> list[list[Grounded]]:
+    """The connected components of ``items`` under "some reference of one overlaps some
+    reference of the other", by one sweep over their references in position order."""
+    components = _Components(len(items))
+    intervals = sorted(
+        (ref.start, ref.end, index) for index, item in enumerate(items) for ref in item.refs
+    )
+    reach = -1
+    representative = -1
+    for start, end, index in intervals:
+        if start <= reach:
+            components.union(index, representative)
+            reach = max(reach, end)
+        else:
+            representative, reach = index, end
+    return [[items[index] for index in group] for group in components.groups()]
+
+
+def _by_key(items: Sequence[Grounded], key: Callable[[Grounded], Any]) -> list[list[Grounded]]:
+    groups: dict[Any, list[Grounded]] = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return list(groups.values())
+
+
+def _first_cited(item: Grounded) -> tuple[Any, ...]:
+    """The candidate whose members a record publishes: the one cited first, then the
+    smallest spelling (code-point order of its canonical JSON): never the line order."""
+    return (item.refs[0], item.spelling)
+
+
+def occurrences(items: Sequence[Grounded]) -> list[Group]:
+    out: list[Group] = []
+    for same in _by_key(items, lambda item: item.key):
+        for component in overlap_components(same):
+            refs = distinct_refs([ref for item in component for ref in item.refs])
+            first = min(component, key=_first_cited)
+            out.append(Group(first.members, refs, _lines(component), first.identity))
+    return _ordered(out)
+
+
+def registry(items: Sequence[Grounded], key: Callable[[Grounded], str]) -> list[Group]:
+    out: list[Group] = []
+    for same in _by_key(items, key):
+        first = min(same, key=_first_cited)
+        refs = distinct_refs([ref for item in same for ref in item.refs])
+        out.append(Group(first.members, refs, _lines(same), key(first)))
+    return _ordered(out)
+
+
+def spans(items: Sequence[Grounded]) -> list[Group]:
+    out: list[Group] = []
+    for same in _by_key(items, lambda item: item.key):
+        for component in overlap_components(same):
+            kept = min(
+                (item.refs[0] for item in component), key=lambda ref: (ref.start - ref.end, ref)
+            )
+            first = min(component, key=_first_cited)
+            out.append(Group(first.members, (kept,), _lines(component), first.identity))
+    return _ordered(out)
+
+
+def _lines(items: Sequence[Grounded]) -> tuple[int, ...]:
+    return tuple(sorted(item.line for item in items))
+
+
+def _ordered(groups: list[Group]) -> list[Group]:
+    """Records in the order of their first reference, then of their members."""
+    return sorted(groups, key=lambda group: (group.refs[0], canonical(group.members)))

@@ -1,0 +1,116 @@
+"""The glossary: the group's own auxiliary reference (YAML), given with ``--glossary`` or
+``pipeline.normalization.glossary``.
+
+```yaml
+party:                       # a section: the records of a kind declaring it (party roster)
+  - {player: LAURA, character: "Vex'ahlia"}
+names:                       # canonical name -> aliases, for every name-valued member
+  "Vex'ahlia": [Vex, Vexahlia]
+```
+
+``names`` is generic; every other top-level member must be the ``glossary_section`` of a
+registered kind, whose records it holds (validated by the kind itself, later). The file is
+read with the configuration's YAML loader (duplicate keys rejected). Errors are
+configuration errors (exit status 2) naming the glossary file and a JSON path, never a
+name: a glossary is as sensitive as the transcript.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamer.configuration.yaml_loader import load_yaml
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import quoted
+from streamer.normalization.names import Names, name_key
+
+NAMES = "names"
+
+
+@dataclass(frozen=True)
+class Glossary:
+    """A loaded glossary: its name aliases and its sections (lists of raw records)."""
+
+    names: Names = field(default_factory=Names)
+    sections: dict[str, list[Any]] = field(default_factory=dict)
+
+
+def load_glossary(path: Path, sections: Collection[str]) -> Glossary:
+    """Read and check the glossary at ``path``; ``sections``: the accepted section names."""
+    where = f"glossary {path.name}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigurationError(
+            f"{where} does not exist", hint="check --glossary or pipeline.normalization.glossary"
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not UTF-8 text"
+        raise ConfigurationError(f"{where} cannot be read ({reason})") from None
+    try:
+        data = load_yaml(text)
+    except ConfigurationError as error:
+        # The loader's messages start with "configuration"; a duplicate key is a name here,
+        # which the message must not repeat.
+        duplicate = re.match(r"configuration line (\d+): duplicate key", error.message)
+        if duplicate:
+            raise ConfigurationError(f"{where} line {duplicate[1]}: duplicate key") from None
+        raise ConfigurationError(where + error.message.removeprefix("configuration")) from None
+    return parse_glossary(data, sections, where)
+
+
+def parse_glossary(data: Any, sections: Collection[str], where: str) -> Glossary:
+    if data is None:
+        return Glossary()
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"{where}: $ must be a mapping")
+    accepted = sorted({NAMES, *sections})
+    for key in data:
+        if key not in accepted:
+            shown = quoted(key) if isinstance(key, str) else "(a non-string key)"
+            raise ConfigurationError(
+                f"{where}: $: unknown member {shown}", hint="accepted: " + ", ".join(accepted)
+            )
+    found: dict[str, list[Any]] = {}
+    for name in sorted(sections):
+        if name in data:
+            value = data[name]
+            if not isinstance(value, list):
+                raise ConfigurationError(f"{where}: $.{name} must be a list")
+            found[name] = value
+    return Glossary(_names(data.get(NAMES), where), found)
+
+
+def _names(value: Any, where: str) -> Names:
+    if value is None:
+        return Names()
+    if not isinstance(value, dict):
+        raise ConfigurationError(f"{where}: $.names must be a mapping of names to alias lists")
+    canonical: dict[str, str] = {}
+    entry_of: dict[str, int] = {}
+    for index, (name, aliases) in enumerate(value.items()):
+        path = f"$.names (entry {index + 1})"
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(f"{where}: {path}: a name must be a non-empty string")
+        if aliases is None:
+            aliases = []
+        if not isinstance(aliases, list):
+            raise ConfigurationError(f"{where}: {path} must be a list of aliases")
+        for position, alias in enumerate([name, *aliases]):
+            if not isinstance(alias, str) or not alias.strip():
+                raise ConfigurationError(
+                    f"{where}: {path}[{position - 1}] must be a non-empty string"
+                )
+            key = name_key(alias)
+            if canonical.setdefault(key, name) != name:
+                raise ConfigurationError(
+                    f"{where}: {path}: a name or alias is also listed in entry {entry_of[key] + 1}",
+                    hint="names and aliases are compared by their name key "
+                    "(case, apostrophe forms and spacing ignored)",
+                )
+            entry_of.setdefault(key, index)
+    return Names(canonical)

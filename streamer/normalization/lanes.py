@@ -1,0 +1,194 @@
+"""One lane: its candidates (or its glossary section) to its normalized records.
+
+For each well-formed candidate line, in turn: the record is validated against the kind's
+model-facing record (``invalid_record``), its chunk and references are grounded
+(``grounding``), and its name members and catalog members are canonicalized (glossary
+aliases, then catalogs: ``NormalizationSpec``). The accepted candidates are then
+collapsed under the kind's identity rule (``collapse``) and given their IDs
+(``identifiers``). Nothing is repaired and nothing is added: a member the candidate
+lacked is not there, a ``null`` stays ``null``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.kinds.lane_outputs import DocumentSource, LaneOutput
+from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
+from streamer.framework.kinds.records import RecordError
+from streamer.framework.kinds.registry import ArtifactKind
+from streamer.normalization import collapse
+from streamer.normalization.candidates import CandidatesFile, RawCandidate
+from streamer.normalization.collapse import Grounded, Group
+from streamer.normalization.grounding import Problem, ground
+from streamer.normalization.identifiers import record_id
+from streamer.normalization.names import Names, name_key
+from streamer.normalization.rejections import Reason, Rejection
+from streamer.normalization.source_index import ChunkSpan
+
+
+@dataclass
+class LaneResult:
+    """What normalization made of one lane."""
+
+    lane_id: str
+    candidates: int = 0
+    accepted: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    rejections: list[Rejection] = field(default_factory=list)
+    output: LaneOutput[Any] | None = None
+
+    def receipt(self) -> dict[str, Any]:
+        return {
+            "lane_id": self.lane_id,
+            "candidates": self.candidates,
+            "accepted": self.accepted,
+            "rejected": dict(sorted(self.rejected.items())),
+            "records": None if self.output is None else len(self.output.records),
+        }
+
+
+def spec_of(kind: ArtifactKind[Any]) -> NormalizationSpec:
+    spec = kind.normalization
+    if spec is None:
+        raise ConfigurationError(f"artifact kind {kind.name} declares no normalization")
+    return spec
+
+
+def cited(raw: RawCandidate, spec: NormalizationSpec) -> tuple[set[str], str]:
+    """The unit IDs a candidate line may cite (read before the source pass) and its chunk."""
+    ids: set[str] = set()
+    for _, reference in _references(raw.record, spec):
+        ids.update(value for value in reference.values() if type(value) is str)
+    return ids, raw.chunk_id
+
+
+def _references(record: Any, spec: NormalizationSpec) -> list[tuple[str, dict[str, Any]]]:
+    """The (path, reference) pairs of a record, read defensively (it may be invalid)."""
+    if type(record) is not dict:
+        return []
+    member = spec.evidence_member
+    value = record.get(member) if member is not None else None
+    base = f"$.record.{member}"
+    if member == "source_ref":
+        return [(base, value)] if type(value) is dict else []
+    if type(value) is not list:
+        return []
+    return [(f"{base}[{i}]", item) for i, item in enumerate(value) if type(item) is dict]
+
+
+def normalize_lane(
+    lane_id: str,
+    kind: ArtifactKind[Any],
+    candidates: CandidatesFile,
+    source: DocumentSource,
+    chunks: Mapping[str, ChunkSpan],
+    positions: Mapping[str, int],
+    names: Names,
+) -> LaneResult:
+    spec = spec_of(kind)
+    result = LaneResult(lane_id, candidates=candidates.read)
+    rejections = list(candidates.rejections)
+    accepted: list[Grounded] = []
+    for raw in candidates.candidates:
+        outcome = _accept(raw, kind, spec, chunks, positions, names)
+        if isinstance(outcome, Problem):
+            known = raw.chunk_id if raw.chunk_id in chunks else None
+            rejections.append(
+                Rejection(lane_id, raw.line, known, outcome.reason.value, outcome.path)
+            )
+        else:
+            accepted.append(outcome)
+    rejections.sort(key=lambda rejection: rejection.line)
+    result.rejections = rejections
+    result.rejected = Counter(str(rejection.reason) for rejection in rejections)
+    result.accepted = len(accepted)
+    groups = _collapse(spec, accepted)
+    result.output = LaneOutput(lane_id, kind, source, _records(kind, spec, lane_id, source, groups))
+    return result
+
+
+def _accept(
+    raw: RawCandidate,
+    kind: ArtifactKind[Any],
+    spec: NormalizationSpec,
+    chunks: Mapping[str, ChunkSpan],
+    positions: Mapping[str, int],
+    names: Names,
+) -> Grounded | Problem:
+    try:
+        parsed = kind.parse_model_record(raw.record, "$.record")
+    except RecordError as error:
+        return Problem(Reason.INVALID_RECORD, error.path)
+    record = kind.record_to_json(parsed)
+    refs = ground(chunks.get(raw.chunk_id), _references(record, spec), positions)
+    if isinstance(refs, Problem):
+        return refs
+    members = {name: value for name, value in record.items() if name != spec.evidence_member}
+    for name in spec.name_members:
+        if members.get(name) is not None:
+            members[name] = names.canonical(members[name])
+    for name, catalog in spec.catalogs.items():
+        if members.get(name) is not None:
+            members[name] = catalog.canonical(members[name])
+    identity = {
+        name: name_key(value) if name in spec.name_members and value is not None else value
+        for name, value in members.items()
+    }
+    return Grounded(raw.line, members, collapse.distinct_refs(refs), identity)
+
+
+def _collapse(spec: NormalizationSpec, accepted: list[Grounded]) -> list[Group]:
+    if spec.collapse is Collapse.REGISTRY:
+        member = spec.key_member
+        assert member is not None
+        return collapse.registry(accepted, lambda item: name_key(item.members[member]))
+    if spec.collapse is Collapse.SPAN:
+        return collapse.spans(accepted)
+    return collapse.occurrences(accepted)
+
+
+def _records(
+    kind: ArtifactKind[Any],
+    spec: NormalizationSpec,
+    lane_id: str,
+    source: DocumentSource,
+    groups: list[Group],
+) -> tuple[Any, ...]:
+    records: list[Any] = []
+    seen: set[str] = set()
+    for index, group in enumerate(groups):
+        key: Any = group.identity
+        position = None if spec.collapse is Collapse.REGISTRY else group.refs[0].start
+        identifier = record_id(spec.id_prefix, source.document_id, lane_id, key, position)
+        if identifier in seen:  # pragma: no cover - a SHA-256 prefix collision
+            raise InputError(f"lane {lane_id}: two records have the same ID; please report it")
+        seen.add(identifier)
+        data: dict[str, Any] = {}
+        for member in kind.records.members:
+            if member == kind.id_member:
+                data[member] = identifier
+            elif member == spec.evidence_member:
+                refs = [ref.to_json() for ref in group.refs]
+                data[member] = refs[0] if spec.collapse is Collapse.SPAN else refs
+            else:
+                data[member] = group.members[member]
+        records.append(kind.parse_record(data, f"$.records[{index}]"))
+    return tuple(records)
+
+
+def glossary_lane(
+    lane_id: str, kind: ArtifactKind[Any], section: list[Any], source: DocumentSource, where: str
+) -> LaneResult:
+    """A lane whose records are a glossary section (the party roster), in its order."""
+    records = []
+    for index, item in enumerate(section):
+        try:
+            records.append(kind.parse_record(item, f"$.{spec_of(kind).glossary_section}[{index}]"))
+        except RecordError as error:
+            raise ConfigurationError(f"{where}: {error.message}") from None
+    return LaneResult(lane_id, output=LaneOutput(lane_id, kind, source, tuple(records)))

@@ -1,0 +1,16 @@
+"""The report stage: one self-contained HTML page that shows a bundle to a person.
+
+Generic: it reads a bundle through its ``index.json`` and shows each lane's records as a
+table of their JSON fields; the references of a record come from its artifact kind's
+evidence projection (the registry is given by the caller), never from member names.
+
+* ``embedding``: JSON bytes made safe inside an HTML ``<script>`` element.
+* ``lane_tables``: the lanes of a bundle as tables (columns, records, references).
+* ``evidence_stream``: the evidence-context document, streamed context by context.
+* ``page``: the HTML shell, its inline style and script, and its Content-Security-Policy.
+* ``writer``: the page written from a bundle, the embedded data streamed into it.
+"""
+
+from streamer.report.writer import ReportSummary, write_report
+
+__all__ = ["ReportSummary", "write_report"]

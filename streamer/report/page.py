@@ -1,0 +1,70 @@
+"""The HTML shell of the report: inline style and script, and the policy that allows
+nothing else.
+
+The Content-Security-Policy names the SHA-256 of the one inline style and the one inline
+script; everything else (images, fonts, frames, connections, forms, other scripts and
+styles, inline event handlers) is refused, so the page makes no request to any network
+or file. The data is a ``<script type="application/json">`` element, which is never run:
+the script parses it and inserts every string as text.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from functools import cache
+from importlib import resources
+
+DATA_ELEMENT_ID = "report-data"
+
+
+@cache
+def _asset(name: str) -> str:
+    return resources.files("streamer.report").joinpath("assets", name).read_text("utf-8")
+
+
+def _digest(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def content_security_policy() -> str:
+    return "; ".join(
+        [
+            "default-src 'none'",
+            f"script-src {_digest(_asset('report.js'))}",
+            f"style-src {_digest(_asset('report.css'))}",
+            "img-src 'none'",
+            "font-src 'none'",
+            "connect-src 'none'",
+            "media-src 'none'",
+            "object-src 'none'",
+            "frame-src 'none'",
+            "worker-src 'none'",
+            "manifest-src 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
+
+
+def head(title: str) -> bytes:
+    """Everything before the embedded data."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n"
+        f"<style>{_asset('report.css')}</style>\n"
+        "</head>\n<body>\n"
+        "<noscript>This report shows its data with JavaScript.</noscript>\n"
+        '<div id="app"></div>\n'
+        f'<script type="application/json" id="{DATA_ELEMENT_ID}">'
+    ).encode()
+
+
+def tail() -> bytes:
+    """Everything after the embedded data."""
+    return (f"</script>\n<script>{_asset('report.js')}</script>\n</body>\n</html>\n").encode()

@@ -1,0 +1,107 @@
+"""The report written from a validated bundle, the embedded data streamed into the page.
+
+The data is one JSON object (made safe for ``<script>`` piece by piece)::
+
+    {"title": ..., "source": {"document_id", "semantic_digest"},
+     "lanes": [lane tables, in index.json order],
+     "evidence": null when the bundle has no evidence context, else
+                 {"window_units", "lanes" (the allowlist),
+                  "units": [[unit_id, kind, text, speaker, start_ms, end_ms], ...],
+                  "contexts": [[first unit's position in units, unit count,
+                                [[start_unit_id, end_unit_id, lane_ids], ...]], ...]}}
+
+Units are written in batches as they are read; only the contexts' references are kept
+until the end. The same bundle gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.output import evidence_context
+from streamer.output.bundle_documents import INDEX_FILE
+from streamer.report import page
+from streamer.report.embedding import script_safe
+from streamer.report.evidence_stream import UnitRow, contexts, read_header
+from streamer.report.lane_tables import lane_table
+
+_BATCH = 2048
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """What a report shows: ``units`` and ``contexts`` are 0 without an evidence context."""
+
+    document_id: str
+    lanes: int
+    records: int
+    evidence: bool
+    contexts: int
+    units: int
+
+
+def _json(value: Any) -> bytes:
+    return script_safe(orjson.dumps(value))
+
+
+def default_title(document_id: str) -> str:
+    return f"streamer report: {document_id}"
+
+
+def write_report(
+    folder: Path, registry: ArtifactKindRegistry, out: IO[bytes], *, title: str | None = None
+) -> ReportSummary:
+    """Write the report of the bundle in ``folder`` (validated by the caller) to ``out``."""
+    index = orjson.loads((folder / INDEX_FILE).read_bytes())
+    source = index["source"]
+    tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
+    shown_title = default_title(source["document_id"]) if title is None else title
+    out.write(page.head(shown_title))
+    out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
+    out.write(b',"lanes":[' + b",".join(_json(table.to_json()) for table in tables) + b"]")
+    out.write(b',"evidence":')
+    descriptor = index.get(evidence_context.DESCRIPTOR)
+    context_count = unit_count = 0
+    if descriptor is None:
+        out.write(b"null")
+    else:
+        path = folder / descriptor["file"]
+        header = read_header(path)
+        out.write(b'{"window_units":' + _json(header.window_units))
+        out.write(b',"lanes":' + _json(header.lanes) + b',"units":[')
+        heads: list[tuple[int, int, list[tuple[str, str, list[str]]]]] = []
+        batch: list[UnitRow] = []
+        with contexts(path) as walk:
+            for head, rows in walk:
+                first = unit_count
+                for row in rows:
+                    batch.append(row)
+                    unit_count += 1
+                    if len(batch) == _BATCH:
+                        _write_units(out, batch, first=unit_count == _BATCH)
+                        batch = []
+                heads.append((first, unit_count - first, head.references))
+        if batch:
+            _write_units(out, batch, first=unit_count == len(batch))
+        context_count = len(heads)
+        out.write(b'],"contexts":' + _json(heads) + b"}")
+    out.write(b"}")
+    out.write(page.tail())
+    return ReportSummary(
+        document_id=source["document_id"],
+        lanes=len(tables),
+        records=sum(len(table.records) for table in tables),
+        evidence=descriptor is not None,
+        contexts=context_count,
+        units=unit_count,
+    )
+
+
+def _write_units(out: IO[bytes], batch: list[UnitRow], *, first: bool) -> None:
+    listed = _json(batch)
+    out.write((b"" if first else b",") + listed[1:-1])

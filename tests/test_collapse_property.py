@@ -1,0 +1,133 @@
+"""The identity rules against a brute-force reference: pairwise overlap, connected
+components by repeated merging, and the documented choices, on random candidates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streamer.normalization import collapse
+from streamer.normalization.collapse import Grounded, Ref
+from streamer.normalization.names import name_key
+
+
+def ref(start: int, end: int) -> Ref:
+    return Ref(start, end, f"u{start}", f"u{end}")
+
+
+refs = st.tuples(st.integers(0, 30), st.integers(0, 6)).map(lambda t: ref(t[0], t[0] + t[1]))
+members = st.fixed_dictionaries(
+    {"spell": st.sampled_from(["Fireball", "Shield"]), "caster": st.sampled_from([None, "Vex"])}
+)
+
+
+@st.composite
+def candidates(draw: Any, single: bool = False) -> list[Grounded]:
+    count = draw(st.integers(0, 12))
+    out = []
+    for line in range(count):
+        cited = [draw(refs)] if single else draw(st.lists(refs, min_size=1, max_size=3))
+        drawn = draw(members)
+        identity = {
+            **drawn,
+            "caster": None if drawn["caster"] is None else name_key(drawn["caster"]),
+        }
+        out.append(Grounded(line + 2, drawn, collapse.distinct_refs(cited), identity))
+    return out
+
+
+def overlap(a: Grounded, b: Grounded) -> bool:
+    return any(x.start <= y.end and y.start <= x.end for x in a.refs for y in b.refs)
+
+
+def brute_components(items: list[Grounded]) -> list[list[Grounded]]:
+    """Merge groups while any two have equal members and overlapping references."""
+    groups = [[item] for item in items]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(groups)):
+            for j in range(i + 1, len(groups)):
+                if groups[i][0].identity == groups[j][0].identity and any(
+                    overlap(a, b) for a in groups[i] for b in groups[j]
+                ):
+                    groups[i] += groups.pop(j)
+                    merged = True
+                    break
+            if merged:
+                break
+    return groups
+
+
+def published(group: list[Grounded]) -> dict[str, Any]:
+    """The members a record publishes: its candidate cited first, then smallest spelling."""
+    first = min(group, key=lambda item: (item.refs[0], repr(sorted(item.members.items(), key=str))))
+    return min(
+        (item.members for item in group if item.refs[0] == first.refs[0]),
+        key=lambda members: collapse.canonical(members),
+    )
+
+
+def as_set(groups: list[collapse.Group]) -> list[tuple[Any, ...]]:
+    return sorted((repr(sorted(g.members.items(), key=str)), g.refs, g.lines) for g in groups)
+
+
+@given(candidates())
+def test_occurrences_are_the_overlap_components_with_the_union_of_references(
+    items: list[Grounded],
+) -> None:
+    expected = []
+    for group in brute_components(items):
+        union = tuple(sorted({r for item in group for r in item.refs}))
+        expected.append(
+            collapse.Group(group[0].members, union, tuple(sorted(i.line for i in group)))
+        )
+    found = collapse.occurrences(items)
+    assert as_set(found) == as_set(expected)
+    for group in found:  # references distinct and in position order, never widened
+        assert list(group.refs) == sorted(set(group.refs))
+    assert found == collapse.occurrences(list(reversed(items)))  # order does not matter
+
+
+@given(candidates(single=True))
+def test_spans_keep_the_longest_earliest_reference_of_each_component(items: list[Grounded]) -> None:
+    expected = []
+    for group in brute_components(items):
+        longest = max(r.end - r.start for item in group for r in item.refs)
+        kept = min(r for item in group for r in item.refs if r.end - r.start == longest)
+        expected.append(
+            collapse.Group(group[0].members, (kept,), tuple(sorted(i.line for i in group)))
+        )
+    found = collapse.spans(items)
+    assert as_set(found) == as_set(expected)
+    assert found == collapse.spans(list(reversed(items)))
+
+
+names = st.sampled_from(
+    ["Brenna", "brenna", "BRENNA ", "Kima", "kima", "Vex\u2019ahlia", "vex'ahlia"]
+)
+
+
+@given(st.lists(st.tuples(names, st.lists(refs, min_size=1, max_size=2)), max_size=10))
+def test_the_registry_has_one_record_per_name_key_with_all_references(drawn: list[Any]) -> None:
+    items = [
+        Grounded(line + 2, {"name": name}, collapse.distinct_refs(cited))
+        for line, (name, cited) in enumerate(drawn)
+    ]
+    found = collapse.registry(items, lambda item: name_key(item.members["name"]))
+    keys = {name_key(item.members["name"]) for item in items}
+    assert sorted(name_key(g.members["name"]) for g in found) == sorted(keys)
+    for group in found:
+        same = [
+            item
+            for item in items
+            if name_key(item.members["name"]) == name_key(group.members["name"])
+        ]
+        assert group.refs == tuple(sorted({r for item in same for r in item.refs}))
+        first = min(same, key=lambda item: (item.refs[0], item.key, item.line))
+        assert group.members == first.members
+    assert found == collapse.registry(
+        list(reversed(items)), lambda item: name_key(item.members["name"])
+    )

@@ -1,0 +1,291 @@
+"""``streamer report`` without a browser: the page's data is the bundle's, the embedded JSON
+is script-safe, the policy allows only the page's own style and script, an invalid bundle
+is refused like ``streamer validate`` refuses it, and the page is written like every output
+(atomically, owner-only, the same bytes for the same bundle). The page in a real browser:
+``tests/test_report_browser.py``."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streamer import api
+from streamer.framework.errors import ConfigurationError, InputError
+from streamer.report.embedding import script_safe
+from streamer.report.evidence_stream import contexts, read_header, unit_row
+from tests.report_support import (
+    XSS,
+    XSS_FLAG,
+    build,
+    demo_bundle,
+    embedded_data,
+    hostile_case,
+)
+from tests.support import run_cli, write_case
+
+# -- the embedded JSON --------------------------------------------------------------------
+
+UNSAFE = ["<", ">", "&", "\u2028", "\u2029", "</script>", "<!--", "\\", '"', "\\u003c"]
+
+
+STRINGS = st.lists(
+    st.sampled_from(UNSAFE) | st.characters(exclude_categories=["Cs"]), max_size=8
+).map("".join)
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**53), 2**53) | STRINGS,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(STRINGS, inner, max_size=4),
+        max_leaves=12,
+    )
+)
+def test_script_safe_json_keeps_the_value_and_holds_no_unsafe_character(value: object) -> None:
+    safe = script_safe(orjson.dumps(value))
+    assert json.loads(safe) == value
+    text = safe.decode("utf-8")
+    for character in "<>&\u2028\u2029":
+        assert character not in text
+
+
+def test_script_safe_escapes_exactly_the_five_characters() -> None:
+    assert script_safe(orjson.dumps("a</b>&\u2028\u2029é")) == (
+        b'"a\\u003c/b\\u003e\\u0026\\u2028\\u2029\xc3\xa9"'
+    )
+
+
+# -- the page's data is the bundle's ------------------------------------------------------
+
+
+def evidence_document(bundle: Path) -> dict:
+    return orjson.loads((bundle / "evidence-context.json").read_bytes())
+
+
+def test_the_demo_report_embeds_every_lane_record_and_evidence_unit(tmp_path: Path) -> None:
+    bundle = demo_bundle(tmp_path / "bundle")
+    api.report(bundle, output=tmp_path / "report.html")
+    data = embedded_data((tmp_path / "report.html").read_bytes())
+    index = orjson.loads((bundle / "index.json").read_bytes())
+    assert data["title"] == "streamer report: demo-slayers-take"
+    assert data["source"] == index["source"]
+    assert [lane["lane_id"] for lane in data["lanes"]] == [d["lane_id"] for d in index["lanes"]]
+    for lane, descriptor in zip(data["lanes"], index["lanes"], strict=True):
+        payload = orjson.loads((bundle / descriptor["file"]).read_bytes())
+        assert lane["records"] == payload["records"]
+        assert len(lane["records"]) == descriptor["record_count"]
+    spells = data["lanes"][-1]
+    assert spells["lane_id"] == "spells"
+    assert spells["columns"] == ["spell_cast_id", "spell", "caster", "source_refs"]
+    assert spells["reference_column"] == "source_refs"
+    assert spells["question"] == "Which spells were cast, and by whom?"
+    assert spells["references"] == [[["t0111", "t0111"]], [["t0116", "t0117"]]]
+    scenes = data["lanes"][-2]
+    assert (scenes["lane_id"], scenes["reference_column"]) == ("scene-descriptions", "source_ref")
+    assert scenes["references"] == [[["t0100", "t0122"]], [["t0123", "t0124"]]]
+    document = evidence_document(bundle)
+    evidence = data["evidence"]
+    assert evidence["window_units"] == 1
+    assert evidence["lanes"] == document["lanes"]
+    published = [unit for context in document["contexts"] for unit in context["units"]]
+    assert evidence["units"] == [list(unit_row(unit)) for unit in published]
+    assert evidence["units"][0] == ["t0100", "narration", published[0]["text"], "MATT", 0, 6540]
+    first = 0
+    for context, row in zip(document["contexts"], evidence["contexts"], strict=True):
+        references = [
+            [r["source_ref"]["start_unit_id"], r["source_ref"]["end_unit_id"], r["lane_ids"]]
+            for r in context["references"]
+        ]
+        assert row == [first, len(context["units"]), references]
+        first += len(context["units"])
+
+
+def test_without_an_evidence_context_records_and_their_unit_ids_are_still_there(
+    tmp_path: Path,
+) -> None:
+    case = hostile_case(tmp_path / "case")
+    case.config.write_text(
+        "pipeline:\n  lanes:\n    - {id: spells, artifact_kind: dnd/spell-casts}\n"
+        "    - {id: npcs, artifact_kind: dnd/npcs}\n"
+    )
+    bundle = build(case, tmp_path / "bundle")
+    summary = api.report(bundle, output=tmp_path / "report.html")
+    data = embedded_data((tmp_path / "report.html").read_bytes())
+    assert data["evidence"] is None
+    assert (summary.evidence, summary.units, summary.contexts) == (False, 0, 0)
+    assert data["lanes"][1]["references"] == [[["u04", "u05"]], [["u07", "u07"]]]
+    assert XSS not in (tmp_path / "report.html").read_text()
+
+
+def test_payloads_are_json_data_and_the_page_has_exactly_two_scripts(tmp_path: Path) -> None:
+    bundle = build(hostile_case(tmp_path / "case"), tmp_path / "bundle")
+    run = run_cli(["report", str(bundle), "--title", XSS])
+    assert (run.status, run.stderr) == (0, "")
+    page = run.stdout.decode()
+    assert "<title>&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;</title>" in page
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert "<img" not in page and "onerror" not in page.split("<script>")[-1]
+    data = embedded_data(run.stdout)
+    assert data["title"] == XSS
+    units = {row[0]: row for row in data["evidence"]["units"]}
+    assert units["u07"][2:4] == [XSS, XSS_FLAG]
+    assert data["lanes"][1]["records"][1]["spell"] == XSS_FLAG
+
+
+def csp(page: str) -> dict[str, str]:
+    (content,) = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    return dict(directive.split(" ", 1) for directive in content.split("; "))
+
+
+def sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_the_policy_allows_the_page_s_own_style_and_script_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    page = run_cli(["report", str(demo_bundle(tmp_path / "bundle"))]).stdout.decode()
+    policy = csp(page)
+    (style,) = re.findall(r"<style>(.*?)</style>", page, re.DOTALL)
+    (script,) = re.findall(r"\n<script>(.*?)</script>", page, re.DOTALL)
+    assert policy.pop("script-src") == sha256(script)
+    assert policy.pop("style-src") == sha256(style)
+    assert policy == {
+        name: "'none'"
+        for name in [
+            "default-src",
+            "img-src",
+            "font-src",
+            "connect-src",
+            "media-src",
+            "object-src",
+            "frame-src",
+            "worker-src",
+            "manifest-src",
+            "base-uri",
+            "form-action",
+        ]
+    }
+    assert page.index("Content-Security-Policy") < page.index("<style>")
+    assert re.search(r"\b(src|href)=", page) is None
+    assert ".innerHTML" not in script and "insertAdjacentHTML" not in script
+    assert "eval(" not in script and "document.write" not in script
+
+
+# -- streaming the evidence document ------------------------------------------------------
+
+
+@pytest.mark.parametrize("buffer_size", [1, 3, 64, 1 << 20])
+def test_the_stream_gives_each_context_and_its_units_whatever_the_buffer_and_layout(
+    tmp_path: Path, buffer_size: int
+) -> None:
+    document = evidence_document(demo_bundle(tmp_path / "bundle"))
+    document["contexts"][1]["units"][3]["text"] = "héllo wörld ✨ 日本"
+    # members reordered and indented, as another writer may lay out a valid document
+    relaid = {
+        "contexts": document["contexts"],
+        **{k: v for k, v in document.items() if k != "contexts"},
+    }
+    path = tmp_path / "evidence.json"
+    path.write_bytes(orjson.dumps(relaid, option=orjson.OPT_INDENT_2))
+    header = read_header(path, buffer_size)
+    assert (header.window_units, header.lanes) == (document["window_units"], document["lanes"])
+    seen = []
+    with contexts(path, buffer_size) as walk:
+        for head, rows in walk:
+            seen.append((head.end_unit_id, head.references, list(rows)))
+    assert seen == [
+        (
+            context["end_unit_id"],
+            [
+                (r["source_ref"]["start_unit_id"], r["source_ref"]["end_unit_id"], r["lane_ids"])
+                for r in context["references"]
+            ],
+            [unit_row(unit) for unit in context["units"]],
+        )
+        for context in document["contexts"]
+    ]
+
+
+def test_a_context_left_half_read_does_not_shift_the_next(tmp_path: Path) -> None:
+    bundle = demo_bundle(tmp_path / "bundle")
+    with contexts(bundle / "evidence-context.json", 7) as walk:
+        firsts = [next(rows)[0] for _, rows in walk]
+    assert firsts == ["t0100", "t0099b"]
+
+
+# -- written like every output ----------------------------------------------------------
+
+
+def test_the_report_is_written_owner_only_and_the_same_bytes_each_time(tmp_path: Path) -> None:
+    bundle = demo_bundle(tmp_path / "bundle")
+    again = demo_bundle(tmp_path / "again")
+    first, second = tmp_path / "first.html", tmp_path / "second.html"
+    assert run_cli(["report", str(bundle), "--output", str(first)]).status == 0
+    run = run_cli(["report", str(again), "--output", str(second)])
+    assert (run.status, run.stdout, run.stderr) == (0, b"", "")
+    assert first.read_bytes() == second.read_bytes()
+    assert stat.S_IMODE(first.stat().st_mode) == 0o600
+    assert run_cli(["report", str(bundle)]).stdout == first.read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["again", "bundle", "first.html", "second.html"]
+
+
+def test_an_invalid_bundle_is_refused_with_status_3_and_nothing_is_written(tmp_path: Path) -> None:
+    bundle = demo_bundle(tmp_path / "bundle")
+    (bundle / "lanes" / "spells.json").write_bytes(b'{"lane_id": "spells"')
+    output = tmp_path / "report.html"
+    output.write_bytes(b"the previous report")
+    run = run_cli(["report", str(bundle), "--output", str(output)])
+    assert run.status == InputError.exit_status
+    assert run.stderr == (
+        'streamer: error: bundle bundle is not valid (1 problem): "lanes/spells.json": not '
+        "valid JSON (hint: 'streamer validate bundle' lists every problem)\n"
+    )
+    assert output.read_bytes() == b"the previous report"
+    assert sorted(os.listdir(tmp_path)) == ["bundle", "report.html"]
+
+
+def test_a_missing_bundle_or_output_folder_is_a_usage_error_before_anything_is_read(
+    tmp_path: Path,
+) -> None:
+    run = run_cli(["report", str(tmp_path / "nowhere")])
+    assert (run.status, run.stderr) == (
+        ConfigurationError.exit_status,
+        "streamer: error: bundle folder nowhere does not exist\n",
+    )
+    run = run_cli(["report", str(tmp_path), "--output", str(tmp_path / "no" / "r.html")])
+    assert (run.status, run.stderr) == (
+        ConfigurationError.exit_status,
+        "streamer: error: output folder for r.html does not exist (hint: create it first)\n",
+    )
+
+
+def test_api_report_writes_to_a_stream_and_summarizes(tmp_path: Path) -> None:
+    case = hostile_case(tmp_path / "case")
+    bundle = build(case, tmp_path / "bundle")
+    with (tmp_path / "out.html").open("wb") as out:
+        summary = api.report(bundle, output=out, title="Session 12")
+    assert summary == api.report(bundle, output=tmp_path / "again.html", title="Session 12")
+    assert (summary.document_id, summary.lanes, summary.records) == ("doc-1", 2, 3)
+    # u04-u05, u07 and u10, each widened by one unit, touch: one context, u03 to u11
+    assert (summary.evidence, summary.contexts, summary.units) == (True, 1, 9)
+    assert (tmp_path / "out.html").read_bytes() == (tmp_path / "again.html").read_bytes()
+    assert embedded_data((tmp_path / "out.html").read_bytes())["title"] == "Session 12"
+
+
+def test_a_bundle_with_no_citations_has_an_empty_evidence_context(tmp_path: Path) -> None:
+    case = write_case(
+        tmp_path / "case", [{"unit_id": "a", "kind": "k", "text": ""}], {"spells": []}
+    )
+    data = embedded_data(run_cli(["report", str(build(case, tmp_path / "b"))]).stdout)
+    assert data["evidence"]["units"] == [] and data["evidence"]["contexts"] == []
+    assert data["lanes"][0]["records"] == [] and data["lanes"][0]["reference_column"] is None
