@@ -24,7 +24,8 @@ UNIT = st.fixed_dictionaries(
         )
     },
 )
-ODD = st.one_of(st.integers(), TEXT, st.lists(st.integers(), max_size=2), st.none())
+INT64 = st.integers(-(2**63), 2**63 - 1)  # what yajl (and the JSON in a bundle) can hold
+ODD = st.one_of(INT64, TEXT, st.lists(INT64, max_size=2), st.none())
 CONTEXT = st.fixed_dictionaries(
     {
         "start_unit_id": TEXT,

@@ -12,9 +12,9 @@ One pass over the source document does all the reading:
 After the pass, every reference is resolved through the indexed positions (missing or
 reversed references fail), and the expanded ranges are merged independently in an
 ``IntervalUnion``: the streamed contexts must equal it (a difference is a bug, never an
-input error). Then the published unit IDs are checked for duplicates (by their 8-byte
-hashes; the spool is read back only when a hash repeats). Writing the evidence document is
-a second pass that copies the spooled units, never re-parsing the transcript.
+input error). The published unit IDs are checked for duplicates as the pass ends (by their
+8-byte hashes; the spool is read back only when a hash repeats). Writing the evidence
+document is a second pass that copies the spooled units, never re-parsing the transcript.
 
 Memory holds the references, the positions of the unit IDs they name, an 8-byte hash per
 published unit, the window's pending units and one batch: never the transcript. The spool
@@ -226,11 +226,11 @@ def project_evidence(
             writer.emit(coverage, coverage.pending, base - 1)
         except _SpoolFull as full:
             raise _spool_error(full, coverage) from None
+        contexts = writer.finish()
         identity = identity_of()
         check_sources(request.sources, identity)
         positions = coverage.positions
         union = _resolve(references, positions, window, identity.unit_count)
-        contexts = writer.finish()
         if [(c.start_position, c.end_position) for c in contexts] != list(union):
             raise RuntimeError("streamed coverage disagrees with the interval union")
         _attach_references(contexts, references, positions)
