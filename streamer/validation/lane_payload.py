@@ -19,7 +19,7 @@ from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import lane_file
 from streamer.validation.bundle_files import Unreadable, read_document
-from streamer.validation.evidence_check import Cited
+from streamer.validation.evidence_shape import Cited
 from streamer.validation.index_check import Described, check_descriptor
 from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import schema_problems
