@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 DEMO := fixtures/demo
-# make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md)
+# make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md); it also installs the
+# benchmark-only peers (benchmarks/requirements.txt: polars, DuckDB) into the venv.
 BENCH_ARGS ?=
 
 .PHONY: venv demo test lint typecheck contracts unit bench lock clean
@@ -33,10 +35,16 @@ demo: venv
 	@echo "== streamer evidence: the imported transcript, cited by two lanes ($(IMPORT)/lanes, window 0)"
 	$(BIN)/streamer evidence --config $(IMPORT)/streamer.yaml --source $(DEMO_OUT)/bridge.jsonl \
 		--lanes-dir $(IMPORT)/lanes --output - | $(BIN)/python -m json.tool --indent 1
-	@echo "== streamer normalize: hand-written candidates of the demo session ($(DEMO)/candidates) to lane outputs"
-	rm -rf $(DEMO_OUT)/lanes $(DEMO_OUT)/bundle
+	@echo "== streamer extract: the spell casts of the demo session by the built-in rules (no model);"
+	@echo "   the other lanes keep the hand-written candidates of $(DEMO)/candidates"
+	rm -rf $(DEMO_OUT)/candidates $(DEMO_OUT)/lanes $(DEMO_OUT)/bundle
+	mkdir -p $(DEMO_OUT)/candidates && cp $(DEMO)/candidates/*.jsonl $(DEMO_OUT)/candidates/
+	$(BIN)/streamer extract --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
+		--output-dir $(DEMO_OUT)/candidates --glossary $(DEMO)/campaign.yaml --lane spells --no-cache
+	@cat $(DEMO_OUT)/candidates/spells.jsonl
+	@echo "== streamer normalize: the candidates of the demo session to lane outputs"
 	$(BIN)/streamer normalize --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
-		--candidates-dir $(DEMO)/candidates --glossary $(DEMO)/campaign.yaml --output-dir $(DEMO_OUT)/lanes
+		--candidates-dir $(DEMO_OUT)/candidates --glossary $(DEMO)/campaign.yaml --output-dir $(DEMO_OUT)/lanes
 	@cat $(DEMO_OUT)/lanes/rejections.jsonl
 	@echo "== streamer bundle + validate: the normalized lanes published and checked"
 	$(BIN)/streamer bundle --config $(DEMO)/streamer.yaml --source $(DEMO)/session.jsonl \
@@ -63,7 +71,11 @@ contracts: venv
 unit: venv
 	$(BIN)/pytest
 
-bench: venv
+$(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt
+	touch $(BENCH_STAMP)
+
+bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 lock: venv

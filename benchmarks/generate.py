@@ -1,8 +1,9 @@
-"""Deterministic synthetic session transcripts, lane outputs and a configuration.
+"""Deterministic session transcripts, lane outputs and a configuration: the data sets.
 
-``generate(root, target_bytes)`` writes, in one streaming pass (the document is never held
-in memory), the same units as a JSON document (``source.json``) and as JSON Lines
-(``source.jsonl``) until the JSON Lines file reaches ``target_bytes``; then the lane
+``generate(root, target_bytes, profile=...)`` writes the units of a data profile
+(``benchmarks.profiles``: synthetic, short-ascii, crd3), in one streaming pass (the
+document is never held in memory), as a JSON document (``source.json``) and as JSON
+Lines (``source.jsonl``) until the JSON Lines file reaches ``target_bytes``; then the lane
 outputs (``lanes/<lane>.json``), a configuration (``streamer.yaml``, window 3) and
 ``meta.json`` (what was generated, with the expected digest).
 
@@ -11,12 +12,13 @@ fixed-width placeholder (``sha256:`` and 64 zeros), computed with streamer's own
 ``SemanticDigest`` while the units are written, and patched in place at the end: one pass,
 no temporary copy.
 
-Everything is a function of the seed. Unit ``i`` is the same whatever the target size (the
-units of a small document are the prefix of a bigger one), and unit IDs are a function of
-the position: most are ``t%08d``; some segments use unpadded ``u<n>`` (``u10`` sorts before
-``u9``), descending ``r<n>`` or opaque hex IDs, so no ID order matches document order.
+Everything is a function of the profile and the seed. Unit ``i`` is the same whatever the
+target size (the units of a small document are the prefix of a bigger one), and unit IDs
+are a function of the position (``benchmarks.profiles.unit_ids``), so no ID order matches
+document order and the lane outputs are the same for every profile of the same length.
 
-Usage: ``python -m benchmarks.generate --size 100MB --out benchmarks/data/100MB``.
+Usage: ``python -m benchmarks.generate --size 100MB --out benchmarks/data/100MB
+[--profile short-ascii]``.
 """
 
 from __future__ import annotations
@@ -26,16 +28,17 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from benchmarks.profiles import DEFAULT_PROFILE, PROFILES
+from benchmarks.profiles.unit_ids import DEFAULT_SEED, unit_id
 from streamer.framework.canonical_json import SemanticDigest
 
-DEFAULT_SEED = 20240611
 DEFAULT_SHARE = 0.01
 DEFAULT_REFERENCES = 10_000
 DEFAULT_WINDOW = 3
@@ -52,8 +55,6 @@ LANES = {
     "item-events": "dnd/item-events",
 }
 
-_SEGMENT = 4096
-_MASK64 = (1 << 64) - 1
 _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?i?B?)\s*\Z", re.IGNORECASE)
 _UNITS = {
     "": 1,
@@ -90,123 +91,7 @@ def format_size(size: int) -> str:
     return f"{size}B"
 
 
-# -- units ----------------------------------------------------------------------------
-
-
-def _scramble(value: int) -> int:
-    """A bijection of 64-bit integers (so opaque IDs never collide)."""
-    value = (value * 0x9E3779B97F4A7C15) & _MASK64
-    value ^= value >> 29
-    value = (value * 0xBF58476D1CE4E5B9) & _MASK64
-    return value ^ (value >> 32)
-
-
-def unit_id(position: int, seed: int = DEFAULT_SEED) -> str:
-    """The ID of the unit at ``position``: unique, and not monotonic in document order."""
-    scheme = _scramble(position // _SEGMENT + seed * 7919) % 10
-    if scheme <= 5:
-        return f"t{position:08d}"
-    if scheme <= 7:
-        return f"u{position}"
-    if scheme == 8:
-        return f"r{(1 << 40) - position}"
-    return f"x{_scramble(position ^ (seed << 40)):016x}"
-
-
-_PHRASES = (
-    "the door creaks open and a cold wind sweeps through hall you see torchlight flicker "
-    "on wet stone I roll for perception with advantage that is a natural twenty "
-    "she draws her bow whispers to Trinket and looses an arrow toward shadow "
-    "we should rest here before going deeper into the mine the dragon stirs "
-    "okay so what does the room look like from where I am standing gold coins glitter "
-    "everyone roll initiative please goblins screech as they charge across bridge "
-    "tavern keeper wipes a mug and eyes you suspiciously can I cast Hunter's Mark on him "
-    "that's eighteen to hit how much damage fourteen piercing plus four fire"
-)
-_WORDS = [word for phrase in _PHRASES for word in phrase.split()]
-_FOREIGN = (
-    "Vex'ahlia",
-    "café",
-    "naïve",
-    "Grüße",
-    "über",
-    "señor",
-    "ça",
-    "Æther",
-    "Łódź",
-    "Ωmega",
-    "日本語",
-    "дракон",
-    "…",
-    "—",
-    "“Ha!”",
-    "🐉",
-    "🎲",
-    "½",
-)
-_ODD = ('"quoted"', "back\\slash", "tab\there", "line\nbreak")
-_SPEAKERS = ("MATT", "LAURA", "TRAVIS", "MARISHA", "SAM", "TALIESIN", "LIAM", "ASHLEY")
-_KINDS = ("utterance",) * 14 + ("narration",) * 3 + ("roll",) * 2 + ("action",)
-_POOL = 8192
-
-
-def _sentence(rng: random.Random) -> str:
-    words = [rng.choice(_WORDS) for _ in range(rng.randint(3, 22))]
-    if rng.random() < 0.3:
-        words[rng.randrange(len(words))] = rng.choice(_FOREIGN)
-    if rng.random() < 0.02:
-        words[rng.randrange(len(words))] = rng.choice(_ODD)
-    return " ".join(words).capitalize() + rng.choice((".", ".", ".", "?", "!"))
-
-
-def _texts(rng: random.Random) -> list[str]:
-    texts: list[str] = []
-    for _ in range(_POOL):
-        draw = rng.random()
-        if draw < 0.03:
-            count = rng.randint(15, 60)  # a long narration or rules explanation
-        elif draw < 0.08:
-            count = 0  # "" or a one-word interjection
-        else:
-            count = rng.randint(1, 4)
-        if count == 0:
-            texts.append(rng.choice(("", "Yes.", "No!", "Okay.", "Ha!", "…", "Mm-hm.")))
-        else:
-            texts.append(" ".join(_sentence(rng) for _ in range(count)))
-    return texts
-
-
-def iter_units(seed: int = DEFAULT_SEED) -> Iterator[tuple[dict[str, Any], bool]]:
-    """Endless ``(unit, with_self_reference)``: a validated unit (what the digest covers)
-    and whether its written form also carries its derived ``source_ref``."""
-    rng = random.Random(seed)
-    texts = _texts(rng)
-    durations = [rng.randint(300, 15000) for _ in range(_POOL)]
-    getrandbits = rng.getrandbits
-    clock = 0
-    position = 0
-    while True:
-        bits = getrandbits(32)
-        text = texts[bits & (_POOL - 1)]
-        kind = _KINDS[(bits >> 13) % len(_KINDS)]
-        duration = durations[(bits >> 5) & (_POOL - 1)]
-        unit: dict[str, Any] = {"unit_id": unit_id(position, seed), "kind": kind, "text": text}
-        variant = (bits >> 18) & 63
-        if variant == 0:
-            pass  # no metadata
-        elif variant == 1:
-            unit["metadata"] = {"speaker": _SPEAKERS[(bits >> 24) & 7]}
-        elif variant == 2:
-            unit["metadata"] = {"start_ms": clock, "end_ms": clock + duration}
-        else:
-            unit["metadata"] = {
-                "speaker": _SPEAKERS[(bits >> 24) & 7],
-                "start_ms": clock,
-                "end_ms": clock + duration,
-            }
-        clock += duration + ((bits >> 27) & 15) * 40
-        yield unit, (bits >> 28) & 3 == 0
-        position += 1
+# -- writing units ------------------------------------------------------------------
 
 
 def _written(unit: dict[str, Any], with_self_reference: bool) -> bytes:
@@ -238,6 +123,7 @@ def write_sources(
     *,
     forms: Sequence[str] = FORMS,
     seed: int = DEFAULT_SEED,
+    profile: str = DEFAULT_PROFILE,
     document_id: str = "bench-session",
     batch: int = 256,
 ) -> Sources:
@@ -257,7 +143,7 @@ def write_sources(
         step = 1 if jsonl else 2  # bytes of separator per unit in the measured form
         digest = SemanticDigest()
         add = digest.add
-        units = iter_units(seed)
+        units = PROFILES[profile].iter_units(seed)
         count = 0
         while size < target_bytes:
             lines = []
@@ -385,7 +271,7 @@ def write_lanes(
             {"start_unit_id": unit_id(start, seed), "end_unit_id": unit_id(end, seed)}
         )
     for lane, refs in by_lane.items():
-        records = []
+        records: list[Any] = []
         index = 0
         while index < len(refs):
             group: list[dict[str, str]] = []
@@ -447,6 +333,7 @@ class Dataset:
     window: int
     generate_seconds: float = 0.0
     params: dict[str, Any] = field(default_factory=dict)
+    profile: str = DEFAULT_PROFILE
 
     @property
     def config(self) -> Path:
@@ -482,6 +369,7 @@ def generate(
     window: int = DEFAULT_WINDOW,
     reference_units: int | None = None,
     document_id: str = "bench-session",
+    profile: str = DEFAULT_PROFILE,
 ) -> Dataset:
     """Generate a data set in ``root`` (see the module docstring).
 
@@ -490,6 +378,7 @@ def generate(
     ``reference_units`` cite the same units with the same records.
     """
     params = {
+        "profile": profile,
         "forms": sorted(forms),
         "share": share,
         "references": references,
@@ -498,7 +387,9 @@ def generate(
         "document_id": document_id,
     }
     began = time.perf_counter()
-    sources = write_sources(root, target_bytes, forms=forms, seed=seed, document_id=document_id)
+    sources = write_sources(
+        root, target_bytes, forms=forms, seed=seed, profile=profile, document_id=document_id
+    )
     span = sources.units if reference_units is None else min(reference_units, sources.units)
     refs, cited = make_references(span, seed=seed, share=share, count=references)
     write_lanes(root / "lanes", refs, document_id=document_id, digest=sources.digest, seed=seed)
@@ -518,6 +409,7 @@ def generate(
         window=window,
         generate_seconds=round(time.perf_counter() - began, 3),
         params=params,
+        profile=profile,
     )
     (root / "meta.json").write_bytes(orjson.dumps(dataset.to_json(), option=orjson.OPT_INDENT_2))
     return dataset
@@ -528,6 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", required=True, help="target size of source.jsonl, e.g. 100MB")
     parser.add_argument("--out", required=True, type=Path, help="the folder to write")
     parser.add_argument("--forms", default="json,jsonl", help="json, jsonl or both")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default=DEFAULT_PROFILE)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--share", type=float, default=DEFAULT_SHARE, help="share of cited units")
     parser.add_argument("--references", type=int, default=DEFAULT_REFERENCES)
@@ -536,6 +429,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     forms = [form.strip() for form in args.forms.split(",") if form.strip()]
     if not forms or set(forms) - set(FORMS):
         parser.error("--forms takes json, jsonl or json,jsonl")
+    absent = PROFILES[args.profile].missing()
+    if absent:
+        parser.error(f"profile {args.profile}: {absent}")
     dataset = generate(
         args.out,
         parse_size(args.size),
@@ -544,6 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         share=args.share,
         references=args.references,
         window=args.window,
+        profile=args.profile,
     )
     sys.stdout.write(orjson.dumps(dataset.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
     return 0

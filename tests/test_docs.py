@@ -14,6 +14,7 @@ import click
 import pytest
 import typer.main
 
+import streamer.cli.extract_command
 import streamer.cli.main  # registers every command with the app
 from streamer import api
 from streamer.cli.app import app
@@ -403,6 +404,7 @@ EXIT_STATUSES = {
     streamer.cli.main.EXIT_UNEXPECTED: "unexpected failure",
     ConfigurationError.exit_status: "usage or configuration error",
     InputError.exit_status: "invalid input",
+    streamer.cli.extract_command.EXIT_INCOMPLETE: "incomplete",
     streamer.cli.main.EXIT_INTERRUPTED: "interrupted",
     streamer.cli.main.EXIT_BROKEN_PIPE: "standard output closed early",
     streamer.cli.main.EXIT_TERMINATED: "terminated",

@@ -7,13 +7,14 @@
 
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``normalize``,
-``bundles``, ``validation`` and ``report``.
+(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``extract``
+(the candidates of each lane), ``normalize``, ``bundles``, ``validation`` and ``report``.
 """
 
 from streamer.api.bundles import BundleResult, bundle, schema, schema_ids
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
+from streamer.api.extract import ExtractResult, extract
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.normalize import NormalizeResult, normalize
 from streamer.api.outputs import check_output_destination
@@ -33,6 +34,7 @@ __all__ = [
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",
+    "ExtractResult",
     "ImportResult",
     "NormalizeResult",
     "bundle",
@@ -42,6 +44,7 @@ __all__ = [
     "default_registry",
     "effective_lanes",
     "evidence",
+    "extract",
     "import_transcript",
     "load_config",
     "normalize",

@@ -2,7 +2,8 @@
 content-safe line on standard error with the documented exit status.
 
 Exit status: 0 success; 1 unexpected failure; 2 usage or configuration error;
-3 invalid input; 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 141 closed pipe.
+3 invalid input; 4 incomplete (``streamer extract``: a lane
+failed); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 141 closed pipe.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from streamer.cli import (  # each import registers its command
     bundle_command,  # noqa: F401
     chunk_command,  # noqa: F401
     evidence_command,  # noqa: F401
+    extract_command,  # noqa: F401
     import_command,  # noqa: F401
     normalize_command,  # noqa: F401
     report_command,  # noqa: F401

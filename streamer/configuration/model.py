@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from streamer.configuration.extraction import ExtractionConfig
 from streamer.framework.kinds.registry import ArtifactKind
 
 DEFAULT_WINDOW_UNITS = 3
@@ -15,10 +16,12 @@ DEFAULT_OVERLAP_UNITS = 10
 
 @dataclass(frozen=True)
 class LaneConfig:
-    """A configured final lane and the artifact kind of its normalized output."""
+    """A configured final lane and the artifact kind of its normalized output;
+    ``engine`` is the lane's own extraction engine (``None``: ``pipeline.extraction``'s)."""
 
     id: str
     kind: ArtifactKind[Any]
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,8 @@ class Configuration:
     lanes: tuple[LaneConfig, ...]
     chunking: ChunkingConfig
     evidence_context: EvidenceContextConfig | None
-    normalization: NormalizationConfig = NormalizationConfig()
+    normalization: NormalizationConfig = field(default_factory=NormalizationConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

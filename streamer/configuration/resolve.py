@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from streamer.configuration.extraction import engine_name, resolve_extraction
 from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
     DEFAULT_OVERLAP_UNITS,
@@ -49,7 +50,10 @@ def resolve_configuration(
     """``base``: the folder relative paths (the glossary) are resolved against."""
     root = _object(data, "$", required={"pipeline"}, optional={"output"})
     pipeline = _object(
-        root["pipeline"], "$.pipeline", required={"lanes"}, optional={"chunking", "normalization"}
+        root["pipeline"],
+        "$.pipeline",
+        required={"lanes"},
+        optional={"chunking", "extraction", "normalization"},
     )
     lanes = _lanes(pipeline["lanes"], registry)
     chunking = _chunking(pipeline.get("chunking"))
@@ -67,7 +71,8 @@ def resolve_configuration(
             )
             if "evidence_context" in options:
                 evidence = _evidence_context(options["evidence_context"], lanes)
-    return Configuration(lanes, chunking, evidence, normalization)
+    extraction = resolve_extraction(pipeline.get("extraction"))
+    return Configuration(lanes, chunking, evidence, normalization, extraction)
 
 
 def _object(value: Any, path: str, *, required: set[str], optional: set[str]) -> dict[str, Any]:
@@ -100,7 +105,7 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
     seen: set[str] = set()
     for index, item in enumerate(value):
         path = f"$.pipeline.lanes[{index}]"
-        lane = _object(item, path, required={"id", "artifact_kind"}, optional=set())
+        lane = _object(item, path, required={"id", "artifact_kind"}, optional={"engine"})
         lane_id = _lane_id(lane["id"], f"{path}.id")
         if lane_id in seen:
             raise ConfigurationError(f"{path}.id: duplicate lane ID {quoted(lane_id)}")
@@ -108,7 +113,9 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
         kind_name = lane["artifact_kind"]
         if not isinstance(kind_name, str):
             raise ConfigurationError(f"{path}.artifact_kind must be a string")
-        lanes.append(LaneConfig(lane_id, registry.get(kind_name, where=f"{path}.artifact_kind")))
+        kind = registry.get(kind_name, where=f"{path}.artifact_kind")
+        engine = engine_name(lane["engine"], f"{path}.engine") if "engine" in lane else None
+        lanes.append(LaneConfig(lane_id, kind, engine))
     return tuple(lanes)
 
 

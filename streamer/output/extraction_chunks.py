@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 import orjson
@@ -60,6 +60,11 @@ class SpooledChunks:
     def write_to(self, out: IO[bytes]) -> None:
         self._spool.seek(0)
         shutil.copyfileobj(self._spool, out)
+
+    def lines(self) -> Iterator[bytes]:
+        """The chunk lines, from the first (each ends with a newline)."""
+        self._spool.seek(0)
+        yield from self._spool
 
     def close(self) -> None:
         self._spool.close()

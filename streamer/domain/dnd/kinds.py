@@ -19,7 +19,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from streamer.domain.dnd import normalization
+from streamer.domain.dnd import normalization, prompts
+from streamer.domain.dnd.rules import SpellCastRules
+from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.source.reference import SourceReference
@@ -87,6 +89,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SpellCast,
         id_member="spell_cast_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.SPELL_CASTS, rules=SpellCastRules()),
         normalization=normalization.SPELL_CASTS,
     ),
     ArtifactKind(
@@ -96,6 +99,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=Npc,
         id_member="npc_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.NPCS),
         normalization=normalization.NPCS,
     ),
     ArtifactKind(
@@ -105,6 +109,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=NpcInteraction,
         id_member="interaction_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.NPC_INTERACTIONS),
         normalization=normalization.NPC_INTERACTIONS,
     ),
     ArtifactKind(
@@ -114,6 +119,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=CombatTurn,
         id_member="turn_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.COMBAT_TURNS),
         normalization=normalization.COMBAT_TURNS,
     ),
     ArtifactKind(
@@ -123,6 +129,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=ItemEvent,
         id_member="item_event_id",
         evidence=_cited,
+        extraction=ExtractionSpec(prompts.ITEM_EVENTS),
         normalization=normalization.ITEM_EVENTS,
     ),
     ArtifactKind(
@@ -132,6 +139,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SceneDescription,
         id_member="scene_id",
         evidence=_scene,
+        extraction=ExtractionSpec(prompts.SCENE_DESCRIPTIONS),
         normalization=normalization.SCENE_DESCRIPTIONS,
     ),
     ArtifactKind(

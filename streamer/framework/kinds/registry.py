@@ -18,6 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import msgspec
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.kinds.normalization import NormalizationSpec
 from streamer.framework.kinds.records import RecordType
 from streamer.framework.safe_text import quoted
@@ -71,6 +72,7 @@ class ArtifactKind(Generic[R]):
     id_member: str | None = None
     evidence: EvidenceProjection[R] | None = None
     version: str = "v1"
+    extraction: ExtractionSpec | None = None
     normalization: NormalizationSpec | None = None
     records: RecordType[R] = field(init=False, repr=False, compare=False)
     model_records: RecordType[Any] = field(init=False, repr=False, compare=False)

@@ -7,7 +7,8 @@ evidence-context document with one ``orjson.dumps``. It does not use streamer's 
 validates nothing beyond what it needs to produce the document, so it doubles as an
 independent oracle: its output must be byte-identical to ``streamer evidence``.
 
-Usage: ``python -m benchmarks.naive --config F --source F --lanes-dir D --output F|-``.
+Usage: ``python -m benchmarks.contenders.naive --config F --source F --lanes-dir D
+--output F|-``. Skipped above ``--naive-max`` (it needs ~5-7x the input in memory).
 """
 
 from __future__ import annotations
@@ -18,16 +19,51 @@ import hashlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import yaml
+
+from benchmarks.checks import check_same
+from benchmarks.contenders import PYTHON, Contender, Invocation, register
+
+if TYPE_CHECKING:
+    from benchmarks.cases import Case
 
 SCHEMA = {
     "id": "notarius.source.evidence_context",
     "name": "notarius_source_evidence_context_v1",
     "version": "v1",
 }
+
+
+class Naive(Contender):
+    name = "naive"
+    summary = "everything in memory, plain Python and orjson (an independent oracle)"
+    needs = ("evidence",)
+
+    def skip(self, case: Case) -> str | None:
+        if case.dataset.target_bytes > case.settings.naive_max:
+            return "input above --naive-max"
+        return None
+
+    def invocations(self, case: Case) -> list[Invocation]:
+        output = case.out / f"naive.{case.form}.json"
+        argv = [PYTHON, "-m", "benchmarks.contenders.naive", *case.evidence_args]
+        return [
+            Invocation(
+                [*argv, "--source", str(case.source), "--output", str(output)], output=output
+            )
+        ]
+
+    def check(self, case: Case, invocation: Invocation) -> str:
+        return check_same(invocation.output, case.outputs.get("evidence"), "evidence")
+
+
+register(Naive())
+
+
+# -- the baseline itself (in the child) -----------------------------------------------
 
 
 def load_source(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -80,7 +116,9 @@ def published(unit: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.naive", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.contenders.naive", description=__doc__
+    )
     parser.add_argument("--config", required=True)
     parser.add_argument("--source", required=True)
     parser.add_argument("--lanes-dir", required=True)

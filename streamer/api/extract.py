@@ -1,0 +1,236 @@
+"""``streamer extract``: the raw candidates of every lane, asked of a model or the rules.
+
+    result = api.extract(config, "session.jsonl", "candidates/")
+    result.receipt()         # what each lane did: chunks, candidates, requests, tokens...
+    result.failed_lanes      # lanes one of whose chunks failed: they wrote no file
+
+Everything that can be checked without reading the source is checked first (exit status
+2): the lanes, their engines, ``base_url`` and ``model`` for model lanes, the key's
+variable. The source document is then read and validated whole (exit status 3) before
+the first request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamer.api.config import default_registry
+from streamer.api.lanes import effective_lanes
+from streamer.api.normalize import glossary_of
+from streamer.api.sources import Source, open_source
+from streamer.configuration import Configuration
+from streamer.extraction.cache import ResponseCache
+from streamer.extraction.chunks import chunk_plan
+from streamer.extraction.run import (
+    ChunkProgress,
+    LanePlan,
+    ModelAsker,
+    ModelSettings,
+    write_lane_files,
+)
+from streamer.extraction.transport import ChatTransport, Sleep
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import quoted
+from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
+from streamer.output.publication import DIRECTORY_MODE
+
+CACHE_FOLDER = ".cache"
+PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """What an extraction run did, lane by lane (``receipt()`` is the CLI's stdout)."""
+
+    document_id: str
+    semantic_digest: str
+    chunk_count: int
+    lanes: tuple[dict[str, Any], ...]
+    skipped: tuple[str, ...]
+
+    @property
+    def failed_lanes(self) -> tuple[str, ...]:
+        return tuple(lane["lane_id"] for lane in self.lanes if lane["status"] == "failed")
+
+    def receipt(self) -> dict[str, Any]:
+        return {
+            "status": "failed" if self.failed_lanes else "ok",
+            "document_id": self.document_id,
+            "chunks": self.chunk_count,
+            "lanes": list(self.lanes),
+            "skipped_lanes": list(self.skipped),
+        }
+
+
+def _plan_lanes(
+    config: Configuration, selection: Sequence[str] | None
+) -> tuple[list[LanePlan], list[str]]:
+    settings = config.extraction
+    plans: list[LanePlan] = []
+    skipped: list[str] = []
+    for lane_id in effective_lanes(config, selection):
+        lane = config.lane(lane_id)
+        spec = lane.kind.extraction
+        if spec is None:
+            if selection:
+                raise ConfigurationError(
+                    f"--lane {quoted(lane_id)}: artifact kind {lane.kind.name} is never extracted",
+                    hint="its records come from the group's own reference, not the transcript",
+                )
+            skipped.append(lane_id)
+            continue
+        engine = lane.engine or settings.engine
+        if engine == "rules":
+            if spec.rules is None:
+                raise ConfigurationError(
+                    f"lane {quoted(lane_id)}: artifact kind {lane.kind.name} has no rules "
+                    "extractor",
+                    hint="engine rules is built in for: "
+                    + ", ".join(_kinds_with_rules())
+                    + "; give this lane engine: openai",
+                )
+            plans.append(LanePlan(lane_id, lane.kind, spec, "rules", None, spec.rules.version, {}))
+            continue
+        for key, value in (("base_url", settings.base_url), ("model", settings.model)):
+            if value is None:
+                raise ConfigurationError(
+                    f"$.pipeline.extraction.{key} is required: lane {quoted(lane_id)} uses "
+                    "engine openai",
+                    hint="see docs/extraction.md for each server, or give the lane engine: rules",
+                )
+        parameters = {
+            "structured_output": settings.structured_output,
+            "temperature": settings.temperature,
+        }
+        plans.append(
+            LanePlan(lane_id, lane.kind, spec, "openai", settings.model, spec.prompt.id, parameters)
+        )
+    return plans, skipped
+
+
+def _kinds_with_rules() -> list[str]:
+    return [
+        kind.name
+        for kind in default_registry()
+        if kind.extraction is not None and kind.extraction.rules is not None
+    ]
+
+
+def _api_key(config: Configuration, environ: Mapping[str, str]) -> str | None:
+    name = config.extraction.api_key_env
+    if name is None:
+        return None
+    key = environ.get(name)
+    if not key:
+        raise ConfigurationError(
+            f"environment variable {name} (pipeline.extraction.api_key_env) is not set or empty",
+            hint=f"export {name} with the server's key, or remove api_key_env for a server "
+            "without one",
+        )
+    return key
+
+
+def _party(config: Configuration, glossary: str | os.PathLike[str] | None) -> dict[str, str]:
+    """The glossary's ``party`` (``--glossary``, else ``pipeline.normalization.glossary``)
+    as speaker -> character; empty without a glossary."""
+    if glossary is None and config.normalization.glossary is None:
+        return {}
+    party: dict[str, str] = {}
+    for index, entry in enumerate(glossary_of(config, glossary).sections.get(PARTY, [])):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("player"), str)
+            and isinstance(entry.get("character"), str)
+        ):
+            raise ConfigurationError(
+                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
+            )
+        party[entry["player"]] = entry["character"]
+    return party
+
+
+def _check_folder(folder: Path, option: str) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise ConfigurationError(f"{option} {folder.name} is not a folder")
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not folder.exists() and not parent.is_dir():
+        raise ConfigurationError(
+            f"the folder holding {option} {folder.name} does not exist", hint="create it first"
+        )
+
+
+def extract(
+    config: Configuration,
+    source: Source,
+    output_dir: str | os.PathLike[str],
+    *,
+    lanes: Sequence[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    no_cache: bool = False,
+    glossary: str | os.PathLike[str] | None = None,
+    party: Mapping[str, str] | None = None,
+    progress: ChunkProgress | None = None,
+    environ: Mapping[str, str] | None = None,
+    sleep: Sleep | None = None,
+    buffer_size: int = DEFAULT_BUFFER_SIZE,
+) -> ExtractResult:
+    """Extract the candidates of every configured lane (or of ``lanes``) from ``source``
+    into ``output_dir/<lane_id>.jsonl``.
+
+    ``cache_dir`` defaults to ``output_dir/.cache``; ``no_cache`` asks again for every
+    chunk (the new answers replace the cached ones). The rules' casters come from the
+    glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``), or from
+    ``party`` (speaker -> character) when given. ``environ`` is where the key's
+    variable is read (default ``os.environ``); ``sleep`` replaces the backoff's sleep.
+    A lane one of whose chunks fails writes no file: see ``ExtractResult.failed_lanes``.
+    """
+    plans, skipped = _plan_lanes(config, lanes)
+    model_lanes = [plan for plan in plans if plan.engine == "openai"]
+    if party is None:
+        party = _party(config, glossary) if len(model_lanes) < len(plans) else {}
+    api_key = _api_key(config, os.environ if environ is None else environ) if model_lanes else None
+    output = Path(output_dir)
+    cache_folder = output / CACHE_FOLDER if cache_dir is None else Path(cache_dir)
+    _check_folder(output, "--output-dir")
+    if cache_dir is not None:
+        _check_folder(cache_folder, "--cache-dir")
+    with open_source(source) as stream, chunk_plan(config, stream, buffer_size) as plan:
+        os.makedirs(output, mode=DIRECTORY_MODE, exist_ok=True)
+        os.makedirs(cache_folder, mode=DIRECTORY_MODE, exist_ok=True)
+        cache = ResponseCache(cache_folder)
+        report = progress or (lambda lane_id, done, total: None)
+        if model_lanes:
+            settings = config.extraction
+            assert settings.base_url is not None and settings.model is not None
+            transport = ChatTransport(
+                settings.base_url,
+                api_key=api_key,
+                timeout_s=settings.timeout_s,
+                max_retries=settings.max_retries,
+                concurrency=settings.concurrency,
+                requests_per_minute=settings.requests_per_minute,
+                sleep=asyncio.sleep if sleep is None else sleep,
+            )
+            model = ModelSettings(
+                settings.model,
+                settings.structured_output,
+                settings.temperature,
+                settings.concurrency,
+                settings.max_retries,
+            )
+            ModelAsker(
+                plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report
+            ).ask()
+        write_lane_files(plan, plans, cache, output, party or {}, report)
+        return ExtractResult(
+            plan.document_id,
+            plan.semantic_digest,
+            plan.chunk_count,
+            tuple(lane.receipt() for lane in plans),
+            tuple(skipped),
+        )

@@ -1,0 +1,103 @@
+"""``streamer extract``: the raw candidates of each lane, one JSON receipt on stdout.
+
+Exit status 4 (``EXIT_INCOMPLETE``) when a lane failed: its chunks could not be answered
+after their retries, so it wrote no candidates file; the other lanes wrote theirs, the
+receipt says which, and one error line per failed lane is printed on stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import typer
+
+from streamer import api
+from streamer.cli import options
+from streamer.cli.app import app
+
+EXIT_INCOMPLETE = 4
+INTERVAL = 0.25
+
+
+class ChunkProgressLine:
+    """``streamer: extract spells 3/10, npcs 7/10`` redrawn on stderr (a terminal)."""
+
+    def __init__(self) -> None:
+        self._done: dict[str, tuple[int, int]] = {}
+        self._shown = False
+
+    def __call__(self, lane_id: str, done: int, total: int) -> None:
+        self._done[lane_id] = (done, total)
+        line = ", ".join(f"{lane} {d}/{t}" for lane, (d, t) in self._done.items())
+        sys.stderr.write(f"\rstreamer: extract {line}\x1b[K")
+        sys.stderr.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _progress(quiet: bool) -> Iterator[ChunkProgressLine | None]:
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    line = ChunkProgressLine()
+    try:
+        yield line
+    finally:
+        line.close()
+
+
+@app.command("extract")
+def extract_command(
+    config: Path = options.CONFIG,
+    source: str = options.SOURCE,
+    output_dir: Path = typer.Option(
+        ..., "--output-dir", help="The folder for <lane_id>.jsonl candidates files."
+    ),
+    lane: list[str] = options.LANE,
+    cache_dir: Path | None = typer.Option(
+        None, "--cache-dir", help="The cache of validated answers (default OUTPUT_DIR/.cache)."
+    ),
+    glossary: Path | None = typer.Option(
+        None,
+        "--glossary",
+        help="The glossary (YAML): its party gives the rules' casters "
+        "(default pipeline.normalization.glossary).",
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Ask again for every chunk (the answers replace the cached)."
+    ),
+    quiet: bool = options.QUIET,
+) -> None:
+    """Extract each lane's raw candidates with a model server or the built-in rules."""
+    configuration = api.load_config(config)
+    with _progress(quiet) as progress:
+        result = api.extract(
+            configuration,
+            source,
+            output_dir,
+            lanes=lane,
+            cache_dir=cache_dir,
+            no_cache=no_cache,
+            glossary=glossary,
+            progress=progress,
+        )
+    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
+    for receipt in result.lanes:
+        for failure in receipt["failures"][:1]:
+            hint = f" (hint: {failure['hint']})" if "hint" in failure else ""
+            print(
+                f"streamer: error: lane {receipt['lane_id']} failed, no candidates file: "
+                f"{failure['chunk_id']}: {failure['reason']}{hint}",
+                file=sys.stderr,
+            )
+    if result.failed_lanes:
+        raise typer.Exit(EXIT_INCOMPLETE)

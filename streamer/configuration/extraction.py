@@ -1,0 +1,157 @@
+"""``pipeline.extraction``: how ``streamer extract`` asks for candidates.
+
+Every key is optional here and checked for its type and range when the configuration is
+loaded (exit status 2). What only extraction needs (``base_url`` and ``model`` for a lane
+whose engine is ``openai``, the key's variable being set, a rules extractor for a lane
+whose engine is ``rules``) is checked by ``streamer extract`` for the lanes it runs, still
+before the source is read or any request is sent: other commands never need them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import quoted
+
+ENGINES = ("openai", "rules")
+STRUCTURED_OUTPUTS = ("json_schema", "json_object")
+DEFAULT_ENGINE = "openai"
+DEFAULT_STRUCTURED_OUTPUT = "json_schema"
+DEFAULT_CONCURRENCY = 4
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_TEMPERATURE = 0.0
+MAX_TEMPERATURE = 2.0
+KEYS = frozenset(
+    {
+        "engine",
+        "base_url",
+        "model",
+        "api_key_env",
+        "structured_output",
+        "concurrency",
+        "timeout_s",
+        "max_retries",
+        "requests_per_minute",
+        "temperature",
+    }
+)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+PATH = "$.pipeline.extraction"
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    """``pipeline.extraction``, with its defaults. ``api_key_env`` names the environment
+    variable holding the key (never the key); ``None`` sends no key."""
+
+    engine: str = DEFAULT_ENGINE
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    structured_output: str = DEFAULT_STRUCTURED_OUTPUT
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_retries: int = DEFAULT_MAX_RETRIES
+    requests_per_minute: int | None = None
+    temperature: float = DEFAULT_TEMPERATURE
+
+
+def engine_name(value: Any, path: str) -> str:
+    if value not in ENGINES:
+        raise ConfigurationError(f"{path} must be one of: {', '.join(ENGINES)}")
+    return str(value)
+
+
+def resolve_extraction(value: Any) -> ExtractionConfig:
+    """``pipeline.extraction`` (``None`` when absent: every default)."""
+    if value is None:
+        return ExtractionConfig()
+    if not isinstance(value, dict):
+        raise ConfigurationError(f"{PATH} must be a mapping")
+    for key in value:
+        if key not in KEYS:
+            shown = quoted(key) if isinstance(key, str) else "(a non-string key)"
+            raise ConfigurationError(
+                f"{PATH}: unknown member {shown}", hint="accepted: " + ", ".join(sorted(KEYS))
+            )
+    defaults = ExtractionConfig()
+    engine = engine_name(value.get("engine", defaults.engine), f"{PATH}.engine")
+    structured = value.get("structured_output", defaults.structured_output)
+    if structured not in STRUCTURED_OUTPUTS:
+        raise ConfigurationError(
+            f"{PATH}.structured_output must be one of: {', '.join(STRUCTURED_OUTPUTS)}",
+            hint="json_object is for servers that do not take a JSON Schema",
+        )
+    rpm = value.get("requests_per_minute")
+    return ExtractionConfig(
+        engine=engine,
+        base_url=_base_url(value.get("base_url")),
+        model=_text(value.get("model"), f"{PATH}.model"),
+        api_key_env=_env_name(value.get("api_key_env")),
+        structured_output=str(structured),
+        concurrency=_integer(value.get("concurrency", defaults.concurrency), "concurrency", 1),
+        timeout_s=_number(value.get("timeout_s", defaults.timeout_s), "timeout_s"),
+        max_retries=_integer(value.get("max_retries", defaults.max_retries), "max_retries", 0),
+        requests_per_minute=None if rpm is None else _integer(rpm, "requests_per_minute", 1),
+        temperature=_temperature(value.get("temperature", defaults.temperature)),
+    )
+
+
+def _text(value: Any, path: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigurationError(f"{path} must be a non-empty string")
+    return value.strip()
+
+
+def _base_url(value: Any) -> str | None:
+    url = _text(value, f"{PATH}.base_url")
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigurationError(
+            f"{PATH}.base_url must be an http:// or https:// URL",
+            hint="the server's OpenAI-compatible root, e.g. http://localhost:11434/v1",
+        )
+    if parts.username is not None or parts.password is not None or parts.query:
+        raise ConfigurationError(
+            f"{PATH}.base_url must not carry credentials or a query",
+            hint="name the key's environment variable in api_key_env",
+        )
+    return url.rstrip("/")
+
+
+def _env_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _ENV_NAME.match(value):
+        raise ConfigurationError(
+            f"{PATH}.api_key_env must be the name of an environment variable",
+            hint="the variable's name (e.g. OPENAI_API_KEY), never the key itself",
+        )
+    return value
+
+
+def _integer(value: Any, key: str, minimum: int) -> int:
+    if type(value) is not int or value < minimum:
+        raise ConfigurationError(f"{PATH}.{key} must be an integer >= {minimum}")
+    return value
+
+
+def _number(value: Any, key: str) -> float:
+    if type(value) not in (int, float) or not 0 < value < float("inf"):
+        raise ConfigurationError(f"{PATH}.{key} must be a number > 0")
+    return float(value)
+
+
+def _temperature(value: Any) -> float:
+    if type(value) not in (int, float) or not 0 <= value <= MAX_TEMPERATURE:
+        raise ConfigurationError(f"{PATH}.temperature must be a number from 0 to 2")
+    return float(value)

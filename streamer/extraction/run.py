@@ -1,0 +1,288 @@
+"""One extraction run: every lane over every chunk, then the candidates files.
+
+1. Model lanes (``engine: openai``): each chunk's answer is taken from the cache, or asked
+   for (at most ``concurrency`` requests in flight), validated, asked again once when it is
+   invalid, and stored in the cache as soon as it is valid. A lane one of whose chunks
+   fails (refused, retries exhausted, invalid twice) stops asking and is *failed*.
+2. Then, for every lane that did not fail, its candidates file is written in chunk order
+   from the cache (or, for ``engine: rules``, from its rules extractor), whatever order
+   the answers arrived in. A failed lane writes no file.
+
+Nothing is written into the output folder until every answer is in, so an interrupted run
+leaves the candidates files as they were and the cache with every answer it received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamer.extraction.cache import ResponseCache, cache_key
+from streamer.extraction.candidates import candidates_path, header, write_candidates
+from streamer.extraction.chunks import ChunkPlan, ExtractionChunk
+from streamer.extraction.requests import ask_again, messages, request_body, response_format
+from streamer.extraction.responses import InvalidAnswer, parse_answer
+from streamer.extraction.transport import ChatTransport, Completion, RequestFailed
+from streamer.framework.errors import StreamerError
+from streamer.framework.kinds.extraction import ExtractionSpec, RulesContext
+from streamer.framework.kinds.registry import ArtifactKind
+
+Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk, str] | None]
+ChunkProgress = Callable[[str, int, int], None]
+"""``progress(lane_id, chunks_done, chunk_total)``, called as chunks complete."""
+
+
+@dataclass
+class LaneStats:
+    """What the receipt says of one lane."""
+
+    chunks: int = 0
+    candidates: int = 0
+    cache_hits: int = 0
+    requests: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, completion: Completion) -> None:
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+
+
+@dataclass
+class LanePlan:
+    """One lane of the run, resolved: its kind, engine and what identifies its answers."""
+
+    lane_id: str
+    kind: ArtifactKind[Any]
+    spec: ExtractionSpec
+    engine: str
+    model: str | None
+    prompt_id: str
+    parameters: dict[str, Any]
+    stats: LaneStats = field(default_factory=LaneStats)
+    output: Path | None = None
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.stats.failures)
+
+    def key(self, chunk: ExtractionChunk) -> str:
+        return cache_key(
+            lane_id=self.lane_id,
+            kind=self.kind,
+            prompt_id=self.prompt_id,
+            engine=self.engine,
+            model=self.model or "",
+            parameters=self.parameters,
+            chunk_digest=chunk.digest,
+        )
+
+    def receipt(self) -> dict[str, Any]:
+        stats = self.stats
+        return {
+            "lane_id": self.lane_id,
+            "artifact_kind": self.kind.name,
+            "engine": self.engine,
+            "model": self.model,
+            "prompt": self.prompt_id,
+            "status": "failed" if self.failed else "ok",
+            "file": None if self.output is None else self.output.name,
+            "chunks": stats.chunks,
+            "candidates": stats.candidates,
+            "cache_hits": stats.cache_hits,
+            "requests": stats.requests,
+            "retries": stats.retries,
+            "prompt_tokens": stats.prompt_tokens,
+            "completion_tokens": stats.completion_tokens,
+            "failures": sorted(stats.failures, key=lambda failure: failure["chunk_id"]),
+        }
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How model lanes are asked (``pipeline.extraction``, checked)."""
+
+    model: str
+    structured_output: str
+    temperature: float
+    concurrency: int
+    max_retries: int
+
+
+class ModelAsker:
+    """Asks for the model lanes' answers and stores them in the cache: ``ask()`` fills the
+    cache with an answer for every chunk of every model lane that can get one."""
+
+    def __init__(
+        self,
+        plan: ChunkPlan,
+        lanes: list[LanePlan],
+        cache: ResponseCache,
+        settings: ModelSettings,
+        transport: ChatTransport,
+        *,
+        reuse: bool,
+        progress: ChunkProgress,
+    ) -> None:
+        self._plan = plan
+        self._lanes = lanes
+        self._cache = cache
+        self._settings = settings
+        self._transport = transport
+        self._reuse = reuse
+        self._progress = progress
+        self._formats = {
+            lane.lane_id: response_format(lane.kind, settings.structured_output) for lane in lanes
+        }
+
+    def ask(self) -> None:
+        async def main() -> None:
+            try:
+                await self._run()
+            finally:
+                await self._transport.aclose()
+
+        try:
+            asyncio.run(main())
+        except ExceptionGroup as group:  # one worker's unexpected failure: report it as such
+            raise group.exceptions[0] from None
+
+    async def _run(self) -> None:
+        """Workers take (lane, chunk) jobs from a bounded queue, so that only the chunks in
+        flight are held; a worker that fails unexpectedly stops the run (``TaskGroup``)."""
+        workers = self._settings.concurrency * 2
+        queue: Jobs = asyncio.Queue(maxsize=workers)
+        async with asyncio.TaskGroup() as group:
+            for _ in range(workers):
+                group.create_task(self._work(queue))
+            for chunk in self._plan.chunks():
+                for lane in self._lanes:
+                    if lane.failed:
+                        continue
+                    key = lane.key(chunk)
+                    if self._reuse and self._cache.read(lane.kind, lane.lane_id, key) is not None:
+                        lane.stats.cache_hits += 1
+                        self._done(lane)
+                        continue
+                    await queue.put((lane, chunk, key))
+            for _ in range(workers):
+                await queue.put(None)
+
+    def _done(self, lane: LanePlan) -> None:
+        lane.stats.chunks += 1
+        self._progress(lane.lane_id, lane.stats.chunks, self._plan.chunk_count)
+
+    async def _work(
+        self, queue: asyncio.Queue[tuple[LanePlan, ExtractionChunk, str] | None]
+    ) -> None:
+        while True:
+            job = await queue.get()
+            if job is None:
+                return
+            lane, chunk, key = job
+            if lane.failed:
+                continue
+            try:
+                records = await self._ask(lane, chunk)
+            except (RequestFailed, InvalidAnswer) as error:
+                reason = error.problem if isinstance(error, InvalidAnswer) else error.reason
+                failure = {"chunk_id": chunk.chunk_id, "reason": reason}
+                if isinstance(error, RequestFailed) and error.hint:
+                    failure["hint"] = error.hint
+                lane.stats.failures.append(failure)
+                continue
+            self._cache.write(lane.lane_id, key, records)
+            self._done(lane)
+
+    async def _ask(self, lane: LanePlan, chunk: ExtractionChunk) -> list[dict[str, Any]]:
+        settings = self._settings
+        stats = lane.stats
+        sends = 0
+
+        def sent() -> None:
+            nonlocal sends
+            sends += 1
+            stats.requests += 1
+
+        conversation = messages(lane.spec.prompt, chunk.units)
+        format_ = self._formats[lane.lane_id]
+        try:
+            body = request_body(settings.model, conversation, format_, settings.temperature)
+            completion = await self._transport.complete(body, sent)
+            stats.add(completion)
+            try:
+                return parse_answer(lane.kind, completion.content, completion.finish_reason)
+            except InvalidAnswer as invalid:
+                if settings.max_retries < 1:
+                    raise InvalidAnswer(f"{invalid.problem} (max_retries is 0)") from None
+                again = ask_again(conversation, completion.content or "", invalid.problem)
+                body = request_body(settings.model, again, format_, settings.temperature)
+                completion = await self._transport.complete(body, sent)
+                stats.add(completion)
+                try:
+                    return parse_answer(lane.kind, completion.content, completion.finish_reason)
+                except InvalidAnswer as twice:
+                    raise InvalidAnswer(f"{twice.problem} (asked again once)") from None
+        finally:
+            stats.retries += max(0, sends - 1)
+
+
+def write_lane_files(
+    plan: ChunkPlan,
+    lanes: list[LanePlan],
+    cache: ResponseCache,
+    output_dir: Path,
+    party: Mapping[str, str],
+    progress: ChunkProgress,
+) -> None:
+    """The candidates file of every lane that did not fail, in chunk order."""
+    context = RulesContext(dict(party))
+    for lane in lanes:
+        if lane.failed:
+            continue
+        path = candidates_path(output_dir, lane.lane_id)
+        head = header(
+            lane.lane_id,
+            lane.kind.name,
+            plan.document_id,
+            plan.semantic_digest,
+            lane.engine,
+            lane.model,
+            lane.prompt_id,
+        )
+        records = _records(plan, lane, cache, context, progress)
+        lane.stats.candidates = write_candidates(path, head, records)
+        lane.output = path
+
+
+def _records(
+    plan: ChunkPlan,
+    lane: LanePlan,
+    cache: ResponseCache,
+    context: RulesContext,
+    progress: ChunkProgress,
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    rules = lane.spec.rules
+    for chunk in plan.chunks():
+        if lane.engine == "rules":
+            assert rules is not None
+            records = rules(chunk.units, context)
+            for index, record in enumerate(records):  # a bug in the rules, not bad input
+                lane.kind.parse_model_record(record, f"$.records[{index}]")
+            lane.stats.chunks += 1
+            progress(lane.lane_id, lane.stats.chunks, plan.chunk_count)
+        else:
+            cached = cache.read(lane.kind, lane.lane_id, lane.key(chunk))
+            if cached is None:
+                raise StreamerError(
+                    f"lane {lane.lane_id}: the cached answer of {chunk.chunk_id} disappeared "
+                    "during the run",
+                    hint="do not share a cache folder between runs at the same time",
+                )
+            records = cached
+        yield chunk.chunk_id, records

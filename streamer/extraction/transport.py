@@ -1,0 +1,267 @@
+"""HTTP to an OpenAI-compatible Chat Completions server: concurrency, rate, retries.
+
+Why httpx and tenacity rather than the official ``openai`` package: every server we name
+(Ollama, llama.cpp's ``llama-server``, vLLM, LM Studio, OpenAI) speaks the same one
+endpoint, ``POST {base_url}/chat/completions``, and what this stage needs around it is
+exactly the part a run must account for: how many requests were sent and retried (the
+receipt counts them), which failures are retried (429, 408, 5xx, timeouts and dropped
+connections) and which fail at once (any other 4xx), honouring ``Retry-After``, a backoff
+clock the tests can replace, and error lines that never carry a response body (a server
+may echo the prompt). ``openai``'s built-in retries hide the count and the classification,
+and it brings pydantic and a typed model of the whole API for one call. httpx (async,
+connection pooling, precise timeouts) with tenacity (retry policies, exponential backoff
+with jitter) are both well kept and small, and pinned in ``pyproject.toml``.
+
+At most ``concurrency`` requests are in flight at once (a semaphore held only while a
+request is on the wire, not while it waits to be retried); ``requests_per_minute`` spaces
+request starts evenly. The key, when there is one, is sent as ``Authorization: Bearer``
+and nowhere else: no error, log or receipt shows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import msgspec
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+BACKOFF_INITIAL_S = 1.0
+BACKOFF_MAX_S = 60.0
+RETRY_AFTER_MAX_S = 600.0
+RETRIED_STATUSES = frozenset({408, 429})
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Retryable(Exception):
+    """A failure worth another attempt: ``reason`` is content-safe, ``retry_after`` is the
+    server's ``Retry-After`` in seconds, when it sent one."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class RequestFailed(Exception):
+    """A request that will not succeed: refused (a 4xx other than 408 and 429) or failed
+    after every retry. ``reason`` is content-safe; ``hint`` may say what to check."""
+
+    def __init__(self, reason: str, hint: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The part of a Chat Completions response extraction reads."""
+
+    content: str | None
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class _Usage(msgspec.Struct):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class _Message(msgspec.Struct):
+    content: str | None = None
+
+
+class _Choice(msgspec.Struct):
+    message: _Message
+    finish_reason: str | None = None
+
+
+class _Response(msgspec.Struct):
+    choices: list[_Choice]
+    usage: _Usage | None = None
+
+
+_decode_response = msgspec.json.Decoder(_Response).decode
+
+
+def retry_after_seconds(value: str | None, now: Callable[[], datetime]) -> float | None:
+    """``Retry-After`` as seconds (delta-seconds or an HTTP date), capped; ``None`` when
+    absent or unreadable."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - now()).total_seconds()
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), RETRY_AFTER_MAX_S)
+
+
+def _refusal_hint(status: int) -> str | None:
+    if status in (401, 403):
+        return "the server refused the key: check the variable named by api_key_env"
+    if status == 404:
+        return "check pipeline.extraction.base_url and model (is the model installed?)"
+    if status in (400, 422):
+        return "the server may not take this response_format: try structured_output: json_object"
+    return None
+
+
+class _Wait:
+    """The server's ``Retry-After`` when it sent one, else exponential backoff with
+    jitter."""
+
+    def __init__(self) -> None:
+        self._backoff = wait_exponential_jitter(
+            initial=BACKOFF_INITIAL_S, max=BACKOFF_MAX_S, jitter=BACKOFF_INITIAL_S
+        )
+
+    def __call__(self, state: RetryCallState) -> float:
+        outcome = state.outcome
+        error = outcome.exception() if outcome is not None else None
+        if isinstance(error, Retryable) and error.retry_after is not None:
+            return error.retry_after
+        return float(self._backoff(state))
+
+
+class _RateLimit:
+    """Request starts spaced by ``60 / per_minute`` seconds."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float], sleep: Sleep) -> None:
+        self._interval = 60.0 / per_minute
+        self._clock = clock
+        self._sleep = sleep
+        self._next: float | None = None
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self._lock:
+            now = self._clock()
+            if self._next is not None and now < self._next:
+                await self._sleep(self._next - now)
+                now = self._next
+            self._next = now + self._interval
+
+
+class ChatTransport:
+    """Sends Chat Completions requests; ``complete`` retries what is worth retrying.
+
+    ``sleep`` and ``clock`` are the backoff's (tests replace them so that nothing waits);
+    ``transport`` is httpx's (tests may replace it too)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None,
+        timeout_s: float,
+        max_retries: int,
+        concurrency: int,
+        requests_per_minute: int | None = None,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        headers = {"Content-Type": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._client = httpx.AsyncClient(
+            base_url=base_url + "/",
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+            transport=transport,
+            follow_redirects=False,
+            trust_env=False,
+        )
+        self._max_retries = max_retries
+        self._slots = asyncio.Semaphore(concurrency)
+        self._sleep = sleep
+        self._rate = (
+            None if requests_per_minute is None else _RateLimit(requests_per_minute, clock, sleep)
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def complete(
+        self, body: dict[str, Any], on_send: Callable[[], None] = lambda: None
+    ) -> Completion:
+        """One completion; ``on_send`` is called for every request sent (retries
+        included). Raises ``RequestFailed``."""
+        payload = msgspec.json.encode(body)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self._max_retries + 1),
+            wait=_Wait(),
+            retry=retry_if_exception_type(Retryable),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    on_send()
+                    return await self._send(payload)
+        except Retryable as error:
+            raise RequestFailed(
+                f"{error.reason}, after {attempts} attempt{'s' if attempts > 1 else ''}",
+                hint="is the server up? raise timeout_s or max_retries for a slow one",
+            ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _send(self, payload: bytes) -> Completion:
+        if self._rate is not None:
+            await self._rate.wait()
+        async with self._slots:
+            try:
+                response = await self._client.post("chat/completions", content=payload)
+            except httpx.TimeoutException:
+                raise Retryable("the request timed out") from None
+            except httpx.TransportError:
+                raise Retryable("the connection failed or was dropped") from None
+        status = response.status_code
+        if status in RETRIED_STATUSES or status >= 500:
+            retry_after = retry_after_seconds(
+                response.headers.get("retry-after"), lambda: datetime.now(UTC)
+            )
+            raise Retryable(f"the server answered HTTP {status}", retry_after)
+        if not 200 <= status < 300:
+            raise RequestFailed(
+                f"the server refused the request (HTTP {status})", _refusal_hint(status)
+            )
+        try:
+            parsed = _decode_response(response.content)
+            choice = parsed.choices[0]
+        except (msgspec.DecodeError, msgspec.ValidationError, IndexError):
+            raise Retryable("the server's response is not a chat completion") from None
+        usage = parsed.usage or _Usage()
+        return Completion(
+            choice.message.content,
+            choice.finish_reason,
+            usage.prompt_tokens or 0,
+            usage.completion_tokens or 0,
+        )

@@ -1,0 +1,95 @@
+"""What an artifact kind brings to extraction: its prompt and, optionally, a rules extractor.
+
+The extraction stage is generic: it knows how to show a chunk to a model, ask the kind's
+question and validate the answer against the kind's model-facing record, but not what the
+question is. A kind declares that here, as one ``ExtractionSpec`` on its ``ArtifactKind``
+(``extraction=``); a kind without one (the party roster) is never extracted.
+
+- ``Prompt``: the fixed part of the request, versioned (``dnd/spell-casts@1``). The version
+  is recorded in every candidates header and keys the cache, so changing a prompt's text
+  means giving it a new version.
+- ``RulesExtractor``: the built-in extractor of ``engine: rules``, for kinds that have one.
+  It sees the units of one chunk (``ShownUnit``, exactly what a model is shown) and returns
+  model-facing records as JSON-ready data, in the order it found them. Deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+_PROMPT_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*/[a-z0-9]+(?:-[a-z0-9]+)*@[1-9][0-9]*\Z")
+
+
+@dataclass(frozen=True)
+class ShownUnit:
+    """One unit of a chunk as extraction shows it: ``[unit_id] speaker: text``."""
+
+    unit_id: str
+    speaker: str | None
+    text: str
+
+    def line(self) -> str:
+        """The unit's line in a prompt; line breaks inside the text become spaces, so that
+        one line is one unit."""
+        text = " ".join(self.text.splitlines())
+        if self.speaker is None:
+            return f"[{self.unit_id}] {text}"
+        return f"[{self.unit_id}] {' '.join(self.speaker.split())}: {text}"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A kind's prompt: ``id`` (``family/kind@N``) and the instructions (the system
+    message). The chunk's units follow in the user message, one line each."""
+
+    id: str
+    instructions: str
+
+    def __post_init__(self) -> None:
+        if not _PROMPT_ID.match(self.id):
+            raise ValueError(f"prompt id {self.id!r} is not family/kind@N")
+
+
+@dataclass(frozen=True)
+class RulesContext:
+    """What a rules extractor may know besides the chunk: the group's own reference.
+
+    ``party`` maps a speaker (as the transcript names them) to the character they play;
+    ``character_of`` looks a speaker up ignoring case and surrounding space. It
+    disambiguates; it establishes no fact.
+    """
+
+    party: Mapping[str, str] = field(default_factory=dict)
+    _by_key: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keys = {speaker.strip().casefold(): name for speaker, name in self.party.items()}
+        object.__setattr__(self, "_by_key", keys)
+
+    def character_of(self, speaker: str | None) -> str | None:
+        if speaker is None:
+            return None
+        return self._by_key.get(speaker.strip().casefold())
+
+
+class RulesExtractor(Protocol):
+    """The built-in extractor of one kind. ``version`` (``family/kind-rules@N``) is recorded
+    in the candidates header as the prompt is for a model."""
+
+    @property
+    def version(self) -> str: ...
+
+    def __call__(
+        self, units: Sequence[ShownUnit], context: RulesContext
+    ) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class ExtractionSpec:
+    """How a kind is extracted: its prompt, and its rules extractor when it has one."""
+
+    prompt: Prompt
+    rules: RulesExtractor | None = None

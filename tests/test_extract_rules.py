@@ -1,0 +1,280 @@
+"""``engine: rules``: the built-in spell-cast extractor, on sentences, on the committed
+fixtures and on the four CRD3 episodes of ``../shared/data/crd3`` (skipped when absent)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from streamer import api
+from streamer.configuration import Configuration
+from streamer.domain.dnd.rules import SpellCastRules, casts, srd_matcher
+from streamer.domain.dnd.spell_catalog import srd_spells
+from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from tests.extract_support import SESSION, candidates, run_cli_env
+from tests.support import CRD3, REPO
+
+SENTENCES = [
+    ("I cast Thunderwave at the last two!", [("Thunderwave", True)]),
+    ("I'm going to cast Blur.", [("Blur", True)]),
+    ("I\u2019m gonna cast Hunter\u2019s Mark on the most damaged one.", [("Hunter's Mark", True)]),
+    ("I'll just cast stoneskin on myself.", [("Stoneskin", True)]),
+    ("I cast a third-level fire ball at them", [("Fireball", True)]),
+    ("I cast counter spell", [("Counterspell", True)]),
+    ("Casting Tasha's Hideous Laughter on him.", [("Hideous Laughter", False)]),
+    ("She casts Cure Wounds on Grog.", [("Cure Wounds", False)]),
+    ("You go ahead and you cast unseen servant.", [("Unseen Servant", False)]),
+    ("I cast light on my sword, then I cast shield", [("Light", True), ("Shield", True)]),
+    ("I will cast the Blur spell on myself again", [("Blur", True)]),
+    # Not a cast: a question, a negation, a condition, the noun, no known spell.
+    ("May I cast Detect Magic?", []),
+    ("Can I put my hand on his head and cast Cure Wounds?", []),
+    ("I won't cast Fireball in here.", []),
+    ("If you cast Shield, you take no damage.", []),
+    ("A signed photo of the cast of Critical Role.", []),
+    ("I cast Glacial Blast forward.", []),
+    ("I cast a spell.", []),
+    ("The forecast says rain; I broadcast Fireball to everyone.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SENTENCES)
+def test_casting_statements(text: str, expected: list[tuple[str, bool]]) -> None:
+    assert casts(text, srd_matcher()) == expected
+
+
+def test_every_matched_spell_is_a_catalog_name() -> None:
+    names = set(srd_spells().names)
+    for text, expected in SENTENCES:
+        assert {spell for spell, _ in expected} <= names, text
+
+
+def test_the_caster_is_the_speakers_character_only_in_the_first_person() -> None:
+    units = [
+        ShownUnit("u1", "SAM", "I cast Thunderwave!"),
+        ShownUnit("u2", "MATT", "Scanlan casts Thunderwave."),
+        ShownUnit("u3", "LIAM", "I cast Blur."),  # not in the party
+        ShownUnit("u4", None, "I cast Blur."),
+    ]
+    records = SpellCastRules()(units, RulesContext({"SAM": "Scanlan Shorthalt"}))
+    assert records == [
+        {"spell": "Thunderwave", "caster": "Scanlan Shorthalt", "source_refs": [ref("u1")]},
+        {"spell": "Thunderwave", "caster": None, "source_refs": [ref("u2")]},
+        {"spell": "Blur", "caster": None, "source_refs": [ref("u3")]},
+        {"spell": "Blur", "caster": None, "source_refs": [ref("u4")]},
+    ]
+
+
+def ref(unit_id: str) -> dict[str, str]:
+    return {"start_unit_id": unit_id, "end_unit_id": unit_id}
+
+
+def rules_config(root: Path, *, max_units: int = 10, overlap_units: int = 2) -> Path:
+    config = {
+        "pipeline": {
+            "lanes": [
+                {"id": "spells", "artifact_kind": "dnd/spell-casts"},
+                {"id": "roster", "artifact_kind": "dnd/party-roster"},
+            ],
+            "chunking": {"max_units": max_units, "overlap_units": overlap_units},
+            "extraction": {"engine": "rules"},
+        }
+    }
+    path = root / "streamer.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def test_the_demo_session(tmp_path: Path) -> None:
+    config = api.load_config(rules_config(tmp_path))
+    result = api.extract(config, SESSION, tmp_path / "out", party={"SAM": "Scanlan"})
+    assert candidates(tmp_path / "out" / "spells.jsonl") == [
+        {
+            "lane_id": "spells",
+            "artifact_kind": "dnd/spell-casts",
+            "source": {
+                "document_id": "demo-slayers-take",
+                "semantic_digest": "sha256:5b92514bd76392fec3a98285ece31a5ef658ebee5f8b1f826ba5cd4dbf1c2ab6",
+            },
+            "extractor": {"engine": "rules", "prompt": "dnd/spell-casts-rules@1"},
+        },
+        {
+            "chunk_id": "chunk-000002",
+            "record": {"spell": "Thunderwave", "caster": "Scanlan", "source_refs": [ref("t0116")]},
+        },
+        {  # t0116 is in the overlap of chunks 2 and 3: normalization makes them one record
+            "chunk_id": "chunk-000003",
+            "record": {"spell": "Thunderwave", "caster": "Scanlan", "source_refs": [ref("t0116")]},
+        },
+    ]
+    (lane,) = result.lanes
+    assert (lane["chunks"], lane["candidates"], lane["requests"], lane["cache_hits"]) == (
+        3,
+        2,
+        0,
+        0,
+    )
+    assert result.skipped == ("roster",)
+    assert not list((tmp_path / "out" / ".cache").iterdir())
+
+
+def test_the_imported_text_fixture_through_the_command_line(tmp_path: Path) -> None:
+    source = tmp_path / "bridge.jsonl"
+    api.import_transcript("text", REPO / "fixtures" / "import" / "bridge.txt", output=source)
+    config = rules_config(tmp_path, max_units=4, overlap_units=1)
+    args = ["extract", "--config", str(config), "--source", str(source)]
+    first = run_cli_env([*args, "--output-dir", str(tmp_path / "a")])
+    second = run_cli_env([*args, "--output-dir", str(tmp_path / "b"), "--no-cache"])
+    assert (first.status, first.stderr, second.status) == (0, "", 0)
+    lines = candidates(tmp_path / "a" / "spells.jsonl")
+    assert [line["record"]["spell"] for line in lines[1:]] == ["Feather Fall"]
+    assert lines[1]["record"]["caster"] is None
+    assert (tmp_path / "a" / "spells.jsonl").read_bytes() == (
+        tmp_path / "b" / "spells.jsonl"
+    ).read_bytes()
+    assert json.loads(first.stdout)["lanes"][0]["candidates"] == 1
+
+
+# -- CRD3 --------------------------------------------------------------------------------------
+
+EPISODES = {  # candidates (lines, overlap duplicates included), distinct (unit, spell) pairs
+    "C1E001": (9, 9),
+    "C1E002": (16, 15),
+    "C2E001": (4, 4),
+    "C2E010": (10, 9),
+}
+PARTIES = {
+    "C1": {
+        "LAURA": "Vex'ahlia",
+        "LIAM": "Vax'ildan",
+        "MARISHA": "Keyleth",
+        "SAM": "Scanlan Shorthalt",
+        "TALIESIN": "Percival",
+        "TRAVIS": "Grog Strongjaw",
+        "ORION": "Tiberius Stormwind",
+        "ASHLEY": "Pike Trickfoot",
+    },
+    "C2": {
+        "LAURA": "Jester Lavorre",
+        "LIAM": "Caleb Widogast",
+        "MARISHA": "Beauregard",
+        "SAM": "Nott",
+        "TALIESIN": "Mollymauk Tealeaf",
+        "TRAVIS": "Fjord",
+        "ASHLEY": "Yasha",
+    },
+}
+
+
+def units_of(source: Path) -> dict[str, dict[str, Any]]:
+    return {
+        item["unit_id"]: item
+        for item in (json.loads(line) for line in source.read_text().splitlines()[1:])
+    }
+
+
+@pytest.mark.parametrize("episode", sorted(EPISODES))
+def test_the_crd3_episodes(tmp_path: Path, episode: str) -> None:
+    path = CRD3 / "episodes" / f"{episode}.json"
+    if not path.exists():
+        pytest.skip(f"the CRD3 sample ({CRD3}) is absent")
+    source = tmp_path / f"{episode}.jsonl"
+    api.import_transcript("crd3", path, output=source)
+    config = api.load_config(rules_config(tmp_path, max_units=100, overlap_units=10))
+    party = PARTIES[episode[:2]]
+    result = api.extract(config, source, tmp_path / "out", party=party)
+    lines = candidates(tmp_path / "out" / "spells.jsonl")[1:]
+    distinct = {
+        (line["record"]["source_refs"][0]["start_unit_id"], line["record"]["spell"])
+        for line in lines
+    }
+    assert (len(lines), len(distinct)) == EPISODES[episode]
+    assert result.lanes[0]["candidates"] == len(lines)
+    units = units_of(source)
+    order = list(units)
+    chunks = {}
+    for chunk in json.loads("[" + ",".join(_chunks(config, source)) + "]"):
+        chunks[chunk["chunk_id"]] = {unit["unit_id"] for unit in chunk["units"]}
+    names = set(srd_spells().names)
+    for line in lines:
+        record = line["record"]
+        (reference,) = record["source_refs"]
+        unit_id = reference["start_unit_id"]
+        assert reference["end_unit_id"] == unit_id and unit_id in chunks[line["chunk_id"]]
+        assert record["spell"] in names
+        unit = units[unit_id]
+        assert record["spell"].lower() in unit["text"].lower().replace("fire ball", "fireball")
+        speaker = unit["metadata"]["speaker"]
+        assert record["caster"] in (None, party.get(speaker))
+    keys = [
+        (line["chunk_id"], order.index(line["record"]["source_refs"][0]["start_unit_id"]))
+        for line in lines
+    ]
+    assert keys == sorted(keys)  # by chunk, then by position
+
+
+def _chunks(config: Configuration, source: Path) -> list[str]:
+    out = io.BytesIO()
+    api.chunk(config, source, output=out)
+    return out.getvalue().decode().splitlines()
+
+
+# -- the chain: extract (rules) -> normalize -> bundle -> validate, as make demo runs it --------
+
+DEMO = REPO / "fixtures" / "demo"
+
+
+def test_the_demo_chain_from_the_command_line(tmp_path: Path) -> None:
+    """The rules' candidates, through normalize, bundle and validate; no model anywhere."""
+    candidates_dir = tmp_path / "candidates"
+    candidates_dir.mkdir()
+    for path in (DEMO / "candidates").glob("*.jsonl"):
+        (candidates_dir / path.name).write_bytes(path.read_bytes())
+    common = ["--config", str(DEMO / "streamer.yaml"), "--source", str(SESSION)]
+    glossary = ["--glossary", str(DEMO / "campaign.yaml")]
+    steps = [
+        ["extract", *common, "--output-dir", str(candidates_dir), *glossary, "--lane", "spells"],
+        [
+            "normalize",
+            *common,
+            "--candidates-dir",
+            str(candidates_dir),
+            *glossary,
+            "--output-dir",
+            str(tmp_path / "lanes"),
+        ],
+        [
+            "bundle",
+            *common,
+            "--lanes-dir",
+            str(tmp_path / "lanes"),
+            "--output",
+            str(tmp_path / "bundle"),
+        ],
+        ["validate", str(tmp_path / "bundle")],
+    ]
+    for step in steps:
+        run = run_cli_env(step)
+        assert run.status == 0, (step[0], run.stderr)
+    spells = json.loads((tmp_path / "bundle" / "lanes" / "spells.json").read_text())
+    assert [(r["spell"], r["caster"], r["source_refs"]) for r in spells["records"]] == [
+        ("Thunderwave", "Scanlan", [ref("t0116")])
+    ]
+
+
+def test_the_candidates_files_match_the_shipped_line_schemas(tmp_path: Path) -> None:
+    header_schema = json.loads(api.schema("notarius.normalization.candidates_header"))
+    line_schema = json.loads(api.schema("notarius.normalization.candidate"))
+    config = api.load_config(rules_config(tmp_path))
+    api.extract(config, SESSION, tmp_path / "out", glossary=DEMO / "campaign.yaml")
+    lines = candidates(tmp_path / "out" / "spells.jsonl")
+    Draft202012Validator(header_schema).validate(lines[0])
+    for line in lines[1:]:
+        Draft202012Validator(line_schema).validate(line)
+    assert [line["record"]["caster"] for line in lines[1:]] == ["Scanlan", "Scanlan"]
