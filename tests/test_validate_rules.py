@@ -399,7 +399,7 @@ RULES = [
         ],
     ),
     Rule(
-        "evidence disagrees with its descriptor",
+        "evidence schema: a constant member (the descriptor says the same)",
         evidence(lambda document: document["schema"].update(version="v2")),
         [
             error(
