@@ -2,8 +2,9 @@
 
 Each unit ID is remembered by its 8-byte hash, in sorted runs of at most ``RUN`` hashes;
 a full run goes to a temporary file (``TMPDIR``), so memory stays flat however many units
-the document has (the merge reads each run a block at a time: 32 KiB a run). At the end the runs are merged: only hashes that repeat can belong to
-repeated IDs (two IDs may share a hash: the caller confirms on the IDs, in a second pass).
+the document has (the merge reads each run a block at a time: 32 KiB a run). At the end
+the runs are merged: only hashes that repeat can belong to repeated IDs (two IDs may share
+a hash: the caller confirms on the IDs, in a second pass).
 """
 
 from __future__ import annotations
