@@ -9,7 +9,7 @@ DEMO := fixtures/demo
 # benchmark-only peers (benchmarks/requirements.txt: polars, DuckDB) into the venv.
 BENCH_ARGS ?=
 
-.PHONY: venv demo test lint typecheck contracts unit bench lock clean
+.PHONY: venv demo test lint typecheck contracts unit bench docs lock clean
 
 venv: $(STAMP)
 
@@ -70,6 +70,10 @@ contracts: venv
 
 unit: venv
 	$(BIN)/pytest
+
+# The command reference, from the real --help of every command (tests/test_command_reference.py).
+docs: venv
+	$(BIN)/python -m streamer.cli.reference docs/commands.md
 
 $(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r benchmarks/requirements.txt

@@ -10,7 +10,7 @@ import orjson
 
 from streamer import api
 from streamer.api.normalize import NormalizeResult
-from tests.support import KIND_OF_LANE, REPO, Case, run_cli, write_case
+from tests.support import KIND_OF_LANE, REPO, Case, Run, run_cli, write_case
 
 CANDIDATES_FIXTURE = REPO / "fixtures" / "demo" / "candidates"
 
@@ -71,7 +71,7 @@ def normalize(
     return result, warnings
 
 
-def normalize_cli(case: Case, candidates: Path, output: Path, *extra: str):  # type: ignore[no-untyped-def]
+def normalize_cli(case: Case, candidates: Path, output: Path, *extra: str) -> Run:
     return run_cli(
         [
             "normalize",

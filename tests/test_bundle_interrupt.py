@@ -1,5 +1,6 @@
-"""An interrupted ``streamer bundle`` (SIGTERM, Ctrl-C) leaves no bundle and no temporary
-folder, and an existing bundle it was to replace stays as it was.
+"""An interrupted ``streamer bundle`` (SIGTERM, Ctrl-C, SIGHUP, SIGQUIT) leaves no bundle and
+no temporary folder, and an existing bundle it was to replace stays as it was: while the
+source is read, while the staging folder exists (complete) and while the swap is held.
 
 The source comes through a pipe that stays open: once the process has consumed every
 byte written and sleeps, it is blocked reading the rest of the stream, mid-pass. Only then
@@ -18,6 +19,7 @@ import termios
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.bundle_support import bundle_args, bundle_files, receipt, run_bundle
@@ -101,3 +103,114 @@ def test_interrupted_bundle_publishes_nothing(
     assert sorted(path.name for path in parent.iterdir()) == (["bundle"] if existing else [])
     if existing:
         assert bundle_files(out) == before
+
+
+# -- signalled at the points a publication can be interrupted -----------------------------------
+#
+# STREAMER_TEST_PAUSE=POINT:FIFO stops the run at POINT until the FIFO is opened for writing and
+# closed: the test opens it (which returns once the run waits there), signals, then closes it.
+
+PAUSE = "STREAMER_TEST_PAUSE"
+
+
+def paused_run(args: list[str], point: str, fifo: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "streamer", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO), PAUSE: f"{point}:{fifo}"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def finish(process: subprocess.Popen[bytes]) -> tuple[int, bytes, bytes]:
+    stdout, stderr = process.communicate(timeout=120)
+    return process.returncode, stdout, stderr
+
+
+SIGNALS = [
+    (signal.SIGTERM, 143),
+    (signal.SIGINT, 130),
+    (signal.SIGHUP, 129),
+    (signal.SIGQUIT, 131),
+]
+
+
+@pytest.mark.parametrize(("signum", "status"), SIGNALS)
+@pytest.mark.parametrize("point", ["staged", "swap"])
+def test_a_bundle_signalled_while_staged_or_swapping_keeps_the_old_one(
+    tmp_path: Path, signum: int, status: int, point: str
+) -> None:
+    case = write_case(tmp_path / "case", units(IDS[:50]), {"spells": [spell("s1", ref("u10"))]})
+    parent = tmp_path / "out"
+    parent.mkdir()
+    out = parent / "bundle"
+    receipt(run_bundle(case, out))
+    before = bundle_files(out)
+    # The new bundle would differ: one more lane record.
+    (case.lanes_dir / "spells.json").write_bytes(
+        (case.lanes_dir / "spells.json")
+        .read_bytes()
+        .replace(b'"records":[', b'"records":[' + orjson.dumps(spell("s0", ref("u1"))) + b",")
+    )
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    process = paused_run(bundle_args(case, out, "--force"), point, fifo)
+    with open(fifo, "wb"):  # returns once the run waits at the point
+        staging = [path.name for path in parent.iterdir() if path.name.endswith(".partial")]
+        assert len(staging) == 1  # the staging folder exists, complete
+        assert sorted(path.name for path in parent.iterdir()) == sorted(
+            [".bundle.lock", "bundle", *staging]
+        )
+        process.send_signal(signum)
+    assert finish(process) == (status, b"", b"")
+    assert sorted(path.name for path in parent.iterdir()) == ["bundle"]
+    assert bundle_files(out) == before
+
+
+@pytest.mark.parametrize(("signum", "status"), SIGNALS)
+def test_a_single_file_output_signalled_while_its_temporary_file_exists(
+    tmp_path: Path, signum: int, status: int
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "e.json").write_bytes(b"old\n")
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+    vtt = REPO / "fixtures" / "import" / "bridge.vtt"
+    process = paused_run(
+        ["import", "webvtt", str(vtt), "--output", str(out / "e.json")], "partial", fifo
+    )
+    with open(fifo, "wb"):
+        (temporary,) = [path.name for path in out.iterdir() if path.name != "e.json"]
+        assert temporary.startswith(".e.json.") and temporary.endswith(".partial")
+        process.send_signal(signum)
+    assert finish(process) == (status, b"", b"")
+    assert sorted(path.name for path in out.iterdir()) == ["e.json"]
+    assert (out / "e.json").read_bytes() == b"old\n"
+
+
+def test_a_hang_up_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
+    """nohup: SIGHUP ignored by the parent is not turned into an interruption."""
+    case = write_case(tmp_path / "case", units(IDS[:50]), {"spells": [spell("s1", ref("u10"))]})
+    fifo = tmp_path / "pause"
+    os.mkfifo(fifo)
+
+    def ignore_hangup() -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamer", *bundle_args(case, tmp_path / "b")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO), PAUSE: f"swap:{fifo}"},
+        preexec_fn=ignore_hangup,
+    )
+    with open(fifo, "wb"):
+        process.send_signal(signal.SIGHUP)
+    status, stdout, stderr = finish(process)
+    assert (status, stderr) == (0, b"")
+    assert orjson.loads(stdout)["status"] == "ok"
+    assert (tmp_path / "b" / "index.json").is_file()

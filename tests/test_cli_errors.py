@@ -24,6 +24,10 @@ UNITS = [
 ]
 
 
+def void(_: object) -> None:
+    """A case step that writes a file, its result (the byte count) dropped."""
+
+
 def base_case(root: Path) -> Case:
     record = {**spell("c1", ref("b2", "c3")), "caster": f"{MARKER}-caster", "spell": MARKER}
     return write_case(root, UNITS, {"spells": [record]}, window=1)
@@ -147,7 +151,7 @@ CASES: dict[str, tuple[Callable[[Case], None], int, str]] = {
         "$.records[0].source_refs must be a non-empty list of source references",
     ),
     "malformed lane output": (
-        lambda case: (case.lanes_dir / "spells.json").write_bytes(MARKER.encode()),
+        lambda case: void((case.lanes_dir / "spells.json").write_bytes(MARKER.encode())),
         3,
         "lane spells (spells.json): not valid JSON",
     ),
@@ -162,7 +166,7 @@ CASES: dict[str, tuple[Callable[[Case], None], int, str]] = {
         "source file source.jsonl does not exist",
     ),
     "bad YAML": (
-        lambda case: case.config.write_text("pipeline: [\n"),
+        lambda case: void(case.config.write_text("pipeline: [\n")),
         2,
         "configuration is not valid YAML",
     ),

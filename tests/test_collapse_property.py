@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from streamer.framework.canonical_json import canonical
 from streamer.normalization import collapse
 from streamer.normalization.collapse import Grounded, Ref
 from streamer.normalization.names import name_key
@@ -66,7 +67,7 @@ def published(group: list[Grounded]) -> dict[str, Any]:
     first = min(group, key=lambda item: (item.refs[0], repr(sorted(item.members.items(), key=str))))
     return min(
         (item.members for item in group if item.refs[0] == first.refs[0]),
-        key=lambda members: collapse.canonical(members),
+        key=canonical,
     )
 
 
@@ -79,10 +80,10 @@ def test_occurrences_are_the_overlap_components_with_the_union_of_references(
     items: list[Grounded],
 ) -> None:
     expected = []
-    for group in brute_components(items):
-        union = tuple(sorted({r for item in group for r in item.refs}))
+    for component in brute_components(items):
+        union = tuple(sorted({r for item in component for r in item.refs}))
         expected.append(
-            collapse.Group(group[0].members, union, tuple(sorted(i.line for i in group)))
+            collapse.Group(component[0].members, union, tuple(sorted(i.line for i in component)))
         )
     found = collapse.occurrences(items)
     assert as_set(found) == as_set(expected)

@@ -95,7 +95,7 @@ def token(option: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])")
 
 
-def metavar(command: click.Command, argument: click.Argument) -> str:
+def metavar(command: click.Command, argument: click.Parameter) -> str:
     return argument.make_metavar(click.Context(command)).strip("[].")
 
 
@@ -408,6 +408,8 @@ EXIT_STATUSES = {
     streamer.cli.main.EXIT_INTERRUPTED: "interrupted",
     streamer.cli.main.EXIT_BROKEN_PIPE: "standard output closed early",
     streamer.cli.main.EXIT_TERMINATED: "terminated",
+    streamer.cli.main.EXIT_HANGUP: "hang-up",
+    streamer.cli.main.EXIT_QUIT: "quit",
 }
 
 

@@ -27,9 +27,6 @@ class FullDisk(io.BytesIO):
 
     room = 4000
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__()
-
     def write(self, data: Any) -> int:
         if self.tell() + len(data) > self.room:
             raise OSError(errno.ENOSPC, "No space left on device")
@@ -48,7 +45,7 @@ def run_evidence(case: Any, capsys: pytest.CaptureFixture[str]) -> tuple[int, li
 def test_a_reference_whose_end_unit_is_missing_fails_clearly_when_the_spool_is_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(projector.tempfile, "SpooledTemporaryFile", FullDisk)
+    monkeypatch.setattr(projector, "open_spool", FullDisk)
     lanes = {"spells": [spell("s1", ref("u3")), spell("s2", ref("u5", "u-missing"))]}
     case = write_case(tmp_path, units(IDS), lanes, window=1)
     status, errors, out = run_evidence(case, capsys)
@@ -64,7 +61,7 @@ def test_a_reference_whose_end_unit_is_missing_fails_clearly_when_the_spool_is_f
 def test_a_full_spool_without_an_open_reference_says_only_that(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(projector.tempfile, "SpooledTemporaryFile", FullDisk)
+    monkeypatch.setattr(projector, "open_spool", FullDisk)
     lanes = {"spells": [spell("s1", ref("u3", "u390"))]}  # resolved in the batch that spools
     case = write_case(tmp_path, units(IDS), lanes, window=1)
     status, errors, out = run_evidence(case, capsys)

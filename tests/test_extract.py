@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from tests.extract_support import (
     spell_answer,
     write_config,
 )
-from tests.fake_openai import Reply, Request, always, fake_server, sequence
+from tests.fake_openai import FakeServer, Reply, Request, always, fake_server, sequence
 from tests.support import REPO
 
 CHUNKS = len(first_units())  # the demo session's 25 units in chunks of 4
@@ -57,6 +58,10 @@ class Sleeps:
 
     async def __call__(self, seconds: float) -> None:
         self.waits.append(seconds)
+
+
+def in_flight_is(count: int, server: FakeServer) -> bool:
+    return server.in_flight == count
 
 
 def extract(config: Path, out: Path, **options: Any) -> api.ExtractResult:
@@ -441,7 +446,7 @@ def test_candidates_are_identical_whatever_the_completion_order(tmp_path: Path) 
         server.wait_for(lambda s: s.in_flight == CHUNKS)
         for left, unit in reversed(list(enumerate(first_units()))):
             gates[unit].set()  # the last chunk first; each answered before the next is let go
-            server.wait_for(lambda s, left=left: s.in_flight == left)
+            server.wait_for(partial(in_flight_is, left))
         thread.join(20)
     assert [request.first_unit for request in server.requests[-1:]] != []
     assert (tmp_path / "b" / "out" / "spells.jsonl").read_bytes() == in_order
@@ -678,7 +683,10 @@ def test_invalid_source_exits_3_before_any_request(tmp_path: Path) -> None:
     assert server.requests == [] and not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("sig", "status"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGQUIT, 131)],
+)
 def test_an_interrupted_run_ends_quietly_and_keeps_the_answers(
     tmp_path: Path, sig: signal.Signals, status: int
 ) -> None:

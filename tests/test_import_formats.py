@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -80,7 +81,7 @@ def test_document_id_option_overrides_the_file_name() -> None:
 def test_expected_units_of_each_format() -> None:
     """The facts the fixtures were written to show, stated once more in plain values."""
 
-    def units(name: str) -> list[dict[str, object]]:
+    def units(name: str) -> list[dict[str, Any]]:
         lines = (EXPECTED / name).read_bytes().splitlines()[1:]
         return [orjson.loads(line) for line in lines]
 
@@ -91,7 +92,7 @@ def test_expected_units_of_each_format() -> None:
     assert text[7]["text"] == "Pip goes first. I throw my dagger at its hand: whoosh."
 
     vtt = units("webvtt.jsonl")
-    assert [u["metadata"].get("speaker") for u in vtt] == [  # type: ignore[union-attr]
+    assert [u["metadata"].get("speaker") for u in vtt] == [
         "Mira", "Mira", "June", "Mira, Oskar", None, "Teo", "Mira",
     ]  # fmt: skip
     assert vtt[5]["text"] == "Pip throws a dagger & hopes <really> hard."

@@ -23,12 +23,12 @@ from tests.normalize_support import (
     source_case,
     write_candidates,
 )
-from tests.support import ref, run_cli
+from tests.support import Case, ref, run_cli
 
 IDS = [f"u{i}" for i in range(1, 13)]  # chunks of 5 overlapping by 2: u1-u5, u4-u8, u7-u11, u10-u12
 
 
-def spells_case(tmp_path: Path, lanes: tuple[str, ...] = ("spells",)):  # type: ignore[no-untyped-def]
+def spells_case(tmp_path: Path, lanes: tuple[str, ...] = ("spells",)) -> Case:
     return source_case(tmp_path / "case", IDS, lanes, max_units=5, overlap_units=2)
 
 
@@ -439,7 +439,7 @@ def test_the_id_function_is_the_documented_one(tmp_path: Path) -> None:
     )
 
 
-def all_lane_lines(case):  # type: ignore[no-untyped-def]
+def all_lane_lines() -> dict[str, list[dict[str, Any] | bytes]]:
     return {
         "spells": [
             candidate("chunk-000001", cast("Fireball", "Keyleth", ref("u2"))),
@@ -476,7 +476,7 @@ def reasons(data: bytes) -> list[tuple[str, str]]:
 
 
 def test_shuffled_candidate_order_gives_the_same_bytes(tmp_path: Path) -> None:
-    lines = all_lane_lines(None)
+    lines = all_lane_lines()
     first = run_lines(tmp_path, "a", lines)
     shuffler = random.Random(7)
     for attempt in range(3):
@@ -503,7 +503,7 @@ def ids_by_value(files: dict[str, bytes]) -> dict[str, dict[str, Any]]:
 def test_adding_or_removing_an_unrelated_candidate_renames_nothing(
     tmp_path: Path, lane: str
 ) -> None:
-    lines = all_lane_lines(None)
+    lines = all_lane_lines()
     before = ids_by_value(run_lines(tmp_path, "before", lines))
     extra = {
         "spells": candidate("chunk-000003", cast("Light", None, ref("u7"))),
@@ -619,7 +619,7 @@ def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
         overlap_units=2,
     )
     folder = tmp_path / "candidates"
-    for lane_id, items in all_lane_lines(case).items():
+    for lane_id, items in all_lane_lines().items():
         write_candidates(folder, lane_id, case, items)
     lanes = tmp_path / "lanes"
     run = normalize_cli(case, folder, lanes)

@@ -44,7 +44,7 @@ SPELLS = re.compile(
 def crd3_candidates(
     root: Path, case: Case, chunks: list[dict[str, Any]], episode: Path
 ) -> dict[str, Any]:
-    position = {}
+    position: dict[str, int] = {}
     for chunk in chunks:
         first = len(position) if not position else None
         del first

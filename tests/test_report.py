@@ -13,6 +13,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -67,8 +68,9 @@ def test_script_safe_escapes_exactly_the_five_characters() -> None:
 # -- the page's data is the bundle's ------------------------------------------------------
 
 
-def evidence_document(bundle: Path) -> dict:
-    return orjson.loads((bundle / "evidence-context.json").read_bytes())
+def evidence_document(bundle: Path) -> dict[str, Any]:
+    document: dict[str, Any] = orjson.loads((bundle / "evidence-context.json").read_bytes())
+    return document
 
 
 def test_the_demo_report_embeds_every_lane_record_and_evidence_unit(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ BIG_UNITS = 100_000
 PAGE = 100  # rows a unit list shows at once (report.js)
 
 try:
-    from playwright.sync_api import BrowserContext, Page, sync_playwright
+    from playwright.sync_api import BrowserContext, Dialog, Page, sync_playwright
 except ImportError:  # pragma: no cover - the lock file installs it
     sync_playwright = None  # type: ignore[assignment]
 if (sync_playwright is None or not CHROMIUM.exists()) and not os.environ.get("CI"):
@@ -94,8 +94,13 @@ def page(browser: BrowserContext, requests: Requests) -> Iterator[Page]:
     opened = browser.new_page()
     errors: list[str] = []
     dialogs: list[str] = []
+
+    def on_dialog(dialog: Dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    opened.on("dialog", on_dialog)
     yield opened
     opened.close()
     assert errors == []

@@ -204,7 +204,7 @@ def test_crd3_bundles_match_their_schemas(tmp_path: Path, episode: Path) -> None
 
 
 def test_schema_rejects_transcript_text_in_a_chunk_map() -> None:
-    chunk_map = {
+    chunk_map: dict[str, Any] = {
         "artifact_kind": "source/chunk-map",
         "schema": {
             "id": "notarius.source.chunk_map",

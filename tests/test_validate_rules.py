@@ -36,6 +36,19 @@ NPCS = "lanes/npcs.json"
 ROSTER = "lanes/party-roster.json"
 
 
+Plant = Callable[[Path], object]  # plants one defect in a bundle folder
+
+
+def steps(*plants: Plant) -> Plant:
+    """Plants applied in order (a defect that needs several edits to be consistent)."""
+
+    def plant(folder: Path) -> None:
+        for each in plants:
+            each(folder)
+
+    return plant
+
+
 def uid(position: int) -> str:
     return IDS[position]
 
@@ -70,29 +83,29 @@ def bundle(built: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def edit(path: Path, change: Callable[[Any], None]) -> None:
+def edit(path: Path, change: Callable[[Any], object]) -> None:
     document = orjson.loads(path.read_bytes())
     change(document)
     path.write_bytes(orjson.dumps(document) + b"\n")
 
 
-def evidence(change: Callable[[Any], None]) -> Callable[[Path], None]:
+def evidence(change: Callable[[Any], object]) -> Plant:
     return lambda folder: edit(folder / EVIDENCE, change)
 
 
-def index(change: Callable[[Any], None]) -> Callable[[Path], None]:
+def index(change: Callable[[Any], object]) -> Plant:
     return lambda folder: edit(folder / INDEX, change)
 
 
-def chunks(change: Callable[[Any], None]) -> Callable[[Path], None]:
+def chunks(change: Callable[[Any], object]) -> Plant:
     return lambda folder: edit(folder / CHUNK_MAP, change)
 
 
-def lane(file: str, change: Callable[[Any], None]) -> Callable[[Path], None]:
+def lane(file: str, change: Callable[[Any], object]) -> Plant:
     return lambda folder: edit(folder / file, change)
 
 
-def context(number: int, change: Callable[[Any], None]) -> Callable[[Path], None]:
+def context(number: int, change: Callable[[Any], object]) -> Plant:
     return evidence(lambda document: change(document["contexts"][number]))
 
 
@@ -100,14 +113,14 @@ def swap(items: list[Any], a: int, b: int) -> None:
     items[a], items[b] = items[b], items[a]
 
 
-def write(file: str, data: bytes) -> Callable[[Path], None]:
+def write(file: str, data: bytes) -> Plant:
     return lambda folder: (folder / file).write_bytes(data)
 
 
 @dataclass(frozen=True)
 class Rule:
     name: str
-    plant: Callable[[Path], None]
+    plant: Plant
     lines: list[str]
 
 
@@ -139,24 +152,27 @@ RULES = [
     ),
     Rule(
         "described file is a symbolic link",
-        lambda folder: (
-            (folder / NPCS).unlink(),
-            (folder / NPCS).symlink_to(folder / SPELLS),
+        steps(
+            lambda folder: (folder / NPCS).unlink(),
+            lambda folder: (folder / NPCS).symlink_to(folder / SPELLS),
         ),
         [
             error(
                 NPCS,
-                "not a regular file (a link, FIFO or device): streamer bundle writes none",
+                "is not a regular file (a link, FIFO or device): streamer bundle writes none",
             )
         ],
     ),
     Rule(
         "described file is a FIFO (never opened: it would block)",
-        lambda folder: ((folder / CHUNK_MAP).unlink(), os.mkfifo(folder / CHUNK_MAP)),
+        steps(
+            lambda folder: (folder / CHUNK_MAP).unlink(),
+            lambda folder: os.mkfifo(folder / CHUNK_MAP),
+        ),
         [
             error(
                 CHUNK_MAP,
-                "not a regular file (a link, FIFO or device): streamer bundle writes none",
+                "is not a regular file (a link, FIFO or device): streamer bundle writes none",
             )
         ],
     ),
@@ -164,6 +180,13 @@ RULES = [
         "index not JSON",
         write(INDEX, b'{"artifact_kind": '),
         [error(INDEX, "not valid JSON")],
+    ),
+    Rule(
+        "index larger than its bound (valid JSON, padded with white space)",
+        lambda folder: (folder / INDEX).write_bytes(
+            (folder / INDEX).read_bytes() + b" " * (16 << 20)
+        ),
+        [error(INDEX, "is larger than its bound of 16 MiB")],
     ),
     Rule("lane payload not JSON", write(SPELLS, b"[1,]"), [error(SPELLS, "not valid JSON")]),
     Rule("chunk map not JSON", write(CHUNK_MAP, b"{"), [error(CHUNK_MAP, "not valid JSON")]),
@@ -261,13 +284,10 @@ RULES = [
     ),
     Rule(
         "lane ID disagrees with the descriptor",
-        lambda folder: (
-            edit(folder / INDEX, lambda document: document["lanes"][0].update(lane_id="npcs-2")),
-            edit(
-                folder / INDEX,
-                lambda document: document["lanes"][0].update(file="lanes/npcs-2.json"),
-            ),
-            (folder / NPCS).rename(folder / "lanes/npcs-2.json"),
+        steps(
+            index(lambda document: document["lanes"][0].update(lane_id="npcs-2")),
+            index(lambda document: document["lanes"][0].update(file="lanes/npcs-2.json")),
+            lambda folder: (folder / NPCS).rename(folder / "lanes/npcs-2.json"),
         ),
         [
             error(
@@ -415,9 +435,7 @@ RULES = [
     ),
     Rule(
         "allowlist not sorted",
-        lambda folder: (
-            edit(folder / EVIDENCE, lambda document: document.update(lanes=["spells", "npcs"])),
-        ),
+        evidence(lambda document: document.update(lanes=["spells", "npcs"])),
         [error(EVIDENCE, "$.lanes is not sorted")],
     ),
     Rule(
@@ -530,17 +548,9 @@ RULES = [
     ),
     Rule(
         "a reference's lane without a payload",
-        lambda folder: (
-            edit(
-                folder / EVIDENCE,
-                lambda document: document.update(lanes=["npcs", "scenes", "spells"]),
-            ),
-            edit(
-                folder / EVIDENCE,
-                lambda document: document["contexts"][2]["references"][0].update(
-                    lane_ids=["npcs", "scenes"]
-                ),
-            ),
+        steps(
+            evidence(lambda document: document.update(lanes=["npcs", "scenes", "spells"])),
+            context(2, lambda item: item["references"][0].update(lane_ids=["npcs", "scenes"])),
         ),
         [error(EVIDENCE, "$.contexts[2].references[0]: lane scenes has no payload in the bundle")],
     ),
@@ -737,14 +747,14 @@ def test_a_file_that_cannot_be_read(
 ) -> None:
     from streamer.cli.main import main
 
-    real_open = Path.open
+    real_open = os.open
 
-    def refuse(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self.name in ("spells.json", "evidence-context.json"):
+    def refuse(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).name in ("spells.json", "evidence-context.json"):
             raise PermissionError(13, "Permission denied")
-        return real_open(self, *args, **kwargs)
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(SystemExit) as exited:
         main(["validate", str(bundle)])
     assert exited.value.code == 3

@@ -17,7 +17,7 @@ from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.extract import ExtractResult, extract
 from streamer.api.lanes import effective_lanes, read_lane_outputs
 from streamer.api.normalize import NormalizeResult, normalize
-from streamer.api.outputs import check_output_destination
+from streamer.api.outputs import check_output_destination, require_standard_output
 from streamer.api.report import report
 from streamer.api.sources import open_source, source_batches
 from streamer.api.transcripts import (
@@ -52,6 +52,7 @@ __all__ = [
     "project",
     "read_lane_outputs",
     "report",
+    "require_standard_output",
     "schema",
     "schema_ids",
     "source_batches",

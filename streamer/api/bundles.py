@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import collections
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
-from streamer.api.sources import Progress, Source, source_batches
+from streamer.api.lanes import (
+    effective_lanes,
+    lane_inputs,
+    read_lane_outputs,
+)
+from streamer.api.outputs import check_inputs_outside, config_input
+from streamer.api.run_options import RunOptions, read_options, warning
+from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -22,12 +27,9 @@ from streamer.framework.evidence.projector import (
 )
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.safe_text import quoted
-from streamer.framework.source.reader import (
-    DEFAULT_BUFFER_SIZE,
-)
 from streamer.output import schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
-from streamer.output.bundle_publication import check_destination, staged_bundle
+from streamer.output.bundle_publication import publishing, staged_bundle
 from streamer.output.chunk_map_tap import ChunkBoundsTap
 
 
@@ -56,52 +58,53 @@ def bundle(
     lanes_dir: str | os.PathLike[str],
     output: str | os.PathLike[str],
     *,
-    lanes: Sequence[str] | None = None,
     force: bool = False,
-    warn: Warn = stderr_warning,
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
-    progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> BundleResult:
     """Publish the JSON bundle folder ``output``: all of it, or nothing.
 
-    Usage errors (``output`` exists and ``force`` is not set, an unknown lane) come before
-    any input is read. The lane outputs of the run are read and validated, then one pass
-    over the source validates and digests every unit, collects the chunk map and, when
-    evidence publication is enabled, projects the evidence context. The bundle is
-    assembled in a temporary sibling folder and renamed into place.
+    Usage errors (``output`` exists and ``force`` is not set, an unknown lane, an input
+    inside the bundle to replace) come before any input is read; a run waits while
+    another publishes the same ``output``. The lane outputs of the run are read and
+    validated, then one pass over the source validates and digests every unit, collects
+    the chunk map and, when evidence publication is enabled, projects the evidence
+    context. The bundle is assembled in a temporary sibling folder and swapped into place.
     """
     destination = Path(output)
-    check_destination(destination, force=force, marker=INDEX_FILE)
-    run_lanes = effective_lanes(config, lanes)
-    outputs = read_lane_outputs(config, lanes_dir, run_lanes, warn=lambda _: None)
-    found = {lane.lane_id for lane in outputs}
-    missing = [lane_id for lane_id in run_lanes if lane_id not in found]
-    if missing:
-        warn("lanes without a normalized output, absent from the bundle: " + ", ".join(missing))
-    settings = config.evidence_context
-    request = None
-    if settings is not None and settings.enabled:
-        selected = [lane for lane in outputs if lane.lane_id in settings.lanes]
-        request = build_evidence_request(settings.lanes, settings.window_units, selected)
-    chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
-    projection: ProjectedEvidence | None = None
-    try:
-        with source_batches(source, buffer_size, chunks.tap, progress=progress) as (
-            batches,
-            identity_of,
-        ):
-            if request is None:
-                collections.deque(batches, maxlen=0)
-            else:
-                projection = project_evidence(request, batches, identity_of)
-            identity = identity_of()
-        check_sources(((lane.lane_id, lane.source) for lane in outputs), identity)
-        with staged_bundle(destination, force=force) as staged:
-            write_bundle(staged, identity, outputs, chunks, projection)
-    finally:
-        chunks.close()
-        if projection is not None:
-            projection.close()
+    run_lanes = effective_lanes(config, options.get("lanes"))
+    warn = warning(options)
+    with publishing(destination, force=force, marker=INDEX_FILE):
+        inputs = [("--source", source), *config_input(config.path)]
+        check_inputs_outside(destination, [*inputs, *lane_inputs(lanes_dir, run_lanes)])
+        outputs = read_lane_outputs(config, lanes_dir, run_lanes, warn=lambda _: None)
+        found = {lane.lane_id for lane in outputs}
+        missing = [lane_id for lane_id in run_lanes if lane_id not in found]
+        if missing:
+            warn("lanes without a normalized output, absent from the bundle: " + ", ".join(missing))
+        settings = config.evidence_context
+        request = None
+        if settings is not None and settings.enabled:
+            selected = [lane for lane in outputs if lane.lane_id in settings.lanes]
+            request = build_evidence_request(settings.lanes, settings.window_units, selected)
+        chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
+        projection: ProjectedEvidence | None = None
+        try:
+            with source_batches(source, chunks.tap, **read_options(options)) as (
+                batches,
+                identity_of,
+            ):
+                if request is None:
+                    collections.deque(batches, maxlen=0)
+                else:
+                    projection = project_evidence(request, batches, identity_of)
+                identity = identity_of()
+            check_sources(((lane.lane_id, lane.source) for lane in outputs), identity)
+            with staged_bundle(destination, force=force) as staged:
+                write_bundle(staged, identity, outputs, chunks, projection)
+        finally:
+            chunks.close()
+            if projection is not None:
+                projection.close()
     return BundleResult(
         identity.document_id, identity.semantic_digest, len(outputs), tuple(sorted(staged.files))
     )

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Unpack
 
-from streamer.api.lanes import Warn, effective_lanes, read_lane_outputs, stderr_warning
-from streamer.api.outputs import check_output_destination, publish_to
-from streamer.api.sources import Progress, Source, source_batches
+from streamer.api.lanes import effective_lanes, lane_inputs, read_lane_outputs
+from streamer.api.outputs import config_input, publish_to, resolve_output
+from streamer.api.run_options import RunOptions, read_options, warning
+from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -19,10 +19,6 @@ from streamer.framework.evidence.projector import (
     project_evidence,
 )
 from streamer.framework.evidence.request import build_evidence_request
-from streamer.framework.source.reader import (
-    DEFAULT_BUFFER_SIZE,
-    JSON_BATCH_UNITS,
-)
 from streamer.output.evidence_context import write_evidence_context
 
 
@@ -43,12 +39,7 @@ def project(
     config: Configuration,
     source: Source,
     lanes_dir: str | os.PathLike[str],
-    *,
-    lanes: Sequence[str] | None = None,
-    warn: Warn = stderr_warning,
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
-    batch_units: int = JSON_BATCH_UNITS,
-    progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> ProjectedEvidence:
     """Validate everything and project the evidence context; nothing is written.
 
@@ -60,14 +51,11 @@ def project(
             "evidence publication is not enabled in the configuration",
             hint="set output.options.evidence_context.enabled: true with a lanes allowlist",
         )
-    run_lanes = effective_lanes(config, lanes)
+    run_lanes = effective_lanes(config, options.get("lanes"))
     selected = [lane_id for lane_id in settings.lanes if lane_id in run_lanes]
-    outputs = read_lane_outputs(config, lanes_dir, selected, warn)
+    outputs = read_lane_outputs(config, lanes_dir, selected, warning(options))
     request = build_evidence_request(settings.lanes, settings.window_units, outputs)
-    with source_batches(source, buffer_size, batch_units=batch_units, progress=progress) as (
-        batches,
-        identity_of,
-    ):
+    with source_batches(source, **read_options(options)) as (batches, identity_of):
         return project_evidence(request, batches, identity_of)
 
 
@@ -76,32 +64,20 @@ def evidence(
     source: Source,
     lanes_dir: str | os.PathLike[str],
     *,
-    lanes: Sequence[str] | None = None,
     output: str | os.PathLike[str] | IO[bytes] = "-",
-    warn: Warn = stderr_warning,
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
-    batch_units: int = JSON_BATCH_UNITS,
-    progress: Progress | None = None,
+    **options: Unpack[RunOptions],
 ) -> EvidenceResult:
     """Publish the evidence-context document to ``output`` (a path, ``-`` or a stream).
 
     Every validation completes before the first output byte; a file is written to a
     temporary sibling and renamed into place, so a failed run writes nothing.
     """
-    if isinstance(output, (str, os.PathLike)):
-        check_output_destination(output)
-    projection = project(
-        config,
-        source,
-        lanes_dir,
-        lanes=lanes,
-        warn=warn,
-        buffer_size=buffer_size,
-        batch_units=batch_units,
-        progress=progress,
-    )
+    run_lanes = effective_lanes(config, options.get("lanes"))
+    inputs = [("--source", source), *config_input(config.path)]
+    destination = resolve_output(output, [*inputs, *lane_inputs(lanes_dir, run_lanes)])
+    projection = project(config, source, lanes_dir, **options)
     try:
-        publish_to(output, lambda out: write_evidence_context(projection, out))
+        publish_to(destination, lambda out: write_evidence_context(projection, out))
         return summarize(projection)
     finally:
         projection.close()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from streamer.api.outputs import NamedInput
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -18,7 +19,8 @@ Warn = Callable[[str], None]
 
 
 def stderr_warning(message: str) -> None:
-    print(f"streamer: warning: {message}", file=sys.stderr)
+    if sys.stderr is not None:  # closed (2>&-): the warning is lost, the run goes on
+        print(f"streamer: warning: {message}", file=sys.stderr)
 
 
 def effective_lanes(config: Configuration, selection: Sequence[str] | None) -> tuple[str, ...]:
@@ -37,6 +39,16 @@ def effective_lanes(config: Configuration, selection: Sequence[str] | None) -> t
         if lane_id not in chosen:
             chosen.append(lane_id)
     return tuple(chosen)
+
+
+def lane_inputs(lanes_dir: str | os.PathLike[str], lane_ids: Sequence[str]) -> list[NamedInput]:
+    """The lane output files of ``lane_ids``, named for messages, for the output checks."""
+    directory = Path(lanes_dir)
+    inputs: list[NamedInput] = [("--lanes-dir", directory)]
+    for lane_id in lane_ids:
+        path = lane_output_path(directory, lane_id)
+        inputs.append((f"lane {lane_id} ({path.name})", path))
+    return inputs
 
 
 def read_lane_outputs(

@@ -151,7 +151,7 @@ def normalize(
     index = SourceIndexTap(
         config.chunking.max_units, config.chunking.overlap_units, chunk_ids, unit_ids
     )
-    with source_batches(source, buffer_size, index.tap, progress=progress) as (
+    with source_batches(source, index.tap, buffer_size=buffer_size, progress=progress) as (
         batches,
         identity_of,
     ):

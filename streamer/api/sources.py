@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Unpack
 
 from streamer.framework.errors import (
     ConfigurationError,
@@ -22,6 +22,9 @@ from streamer.framework.source.reader import (
     SourceDocumentReader,
 )
 from streamer.framework.source.units import Batch
+
+if TYPE_CHECKING:
+    from streamer.api.run_options import ReadOptions
 
 Source = str | os.PathLike[str] | BinaryIO
 
@@ -65,6 +68,41 @@ class _CountingStream:
         return True
 
 
+class _TerminalInput(io.RawIOBase):
+    """Standard input from a terminal, where every Ctrl-D is an end of file of its own:
+    the first one ends the input, however often the readers above ask again."""
+
+    def __init__(self, descriptor: int) -> None:
+        super().__init__()
+        self._descriptor = descriptor
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._descriptor
+
+    def readinto(self, buffer: Any) -> int:
+        if self._ended:
+            return 0
+        data = os.read(self._descriptor, len(buffer))
+        if not data:
+            self._ended = True
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _standard_input() -> BinaryIO:
+    if sys.stdin is None:
+        raise ConfigurationError(
+            "standard input is closed", hint="redirect it from a file, or name the file"
+        )
+    if sys.stdin.isatty():
+        return io.BufferedReader(_TerminalInput(sys.stdin.fileno()))
+    return sys.stdin.buffer
+
+
 @contextlib.contextmanager
 def open_source(source: Source, progress: Progress | None = None) -> Iterator[BinaryIO]:
     """A binary stream for a path, ``-`` (standard input) or an already open stream;
@@ -79,7 +117,7 @@ def _open_source(source: Source) -> Iterator[BinaryIO]:
         yield source
         return
     if os.fspath(source) == "-":
-        yield sys.stdin.buffer
+        yield _standard_input()
         return
     path = Path(source)
     try:
@@ -116,14 +154,17 @@ Batches = Iterable[Batch]
 @contextlib.contextmanager
 def source_batches(
     source: Source,
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
     tap: Callable[[Batches], Batches] | None = None,
-    batch_units: int = JSON_BATCH_UNITS,
-    progress: Progress | None = None,
+    **options: Unpack[ReadOptions],
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
-    ``tap`` when given) and the document's identity, available once they are exhausted."""
-    with open_source(source, progress) as stream, _without_cycle_collection():
-        reader = SourceDocumentReader(stream, buffer_size=buffer_size, batch_units=batch_units)
+    ``tap`` when given) and the document's identity, available once they are exhausted.
+    ``options``: ``buffer_size`` (1 MiB), ``batch_units`` (256), ``progress`` (none)."""
+    with open_source(source, options.get("progress")) as stream, _without_cycle_collection():
+        reader = SourceDocumentReader(
+            stream,
+            buffer_size=options.get("buffer_size", DEFAULT_BUFFER_SIZE),
+            batch_units=options.get("batch_units", JSON_BATCH_UNITS),
+        )
         batches = reader.batches()
         yield (batches if tap is None else tap(batches)), lambda: reader.identity

@@ -4,10 +4,13 @@ extraction chunks out."""
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Unpack
 
-from streamer.api.outputs import WriteTarget, check_output_destination, publish_to
+from streamer.api.outputs import WriteTarget, config_input, publish_to, resolve_output
+from streamer.api.run_options import ReadOptions
 from streamer.api.sources import Progress, Source, open_source
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
@@ -48,13 +51,35 @@ def _reads_stdin(source: Source) -> bool:
 
 def default_document_id(source: Source) -> str:
     """The document ID of an import without ``--document-id``: the input file's name
-    without its last suffix (``session.vtt`` -> ``session``)."""
+    without its last suffix (``session.vtt`` -> ``session``). A stream, standard input or
+    a file that is not a regular one (a FIFO such as ``<(zcat t.srt.gz)``) has no name
+    that says what it holds: it needs ``--document-id``."""
     if not isinstance(source, (str, os.PathLike)) or _reads_stdin(source):
         raise ConfigurationError(
             "--document-id is required when the transcript is read from stdin",
             hint="name the document with --document-id ID",
         )
-    return Path(source).stem
+    path = Path(source)
+    if path.exists() and not path.is_file():
+        raise ConfigurationError(
+            f"--document-id is required when INPUT ({path.name}) is not a regular file",
+            hint="name the document with --document-id ID",
+        )
+    return path.stem
+
+
+def _check_transcript_file(path: Path) -> None:
+    """A transcript file is read as a stream: a regular file, a FIFO (``<(zcat ...)``)
+    or a character device will do; a folder or a missing file will not."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = 0
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        raise ConfigurationError(
+            f"input file {path.name} does not exist or is not a file",
+            hint="check INPUT, or use - for stdin",
+        )
 
 
 def import_transcript(
@@ -81,17 +106,12 @@ def import_transcript(
         raise ConfigurationError(
             "the input file name gives an empty document ID", hint="use --document-id"
         )
-    if isinstance(output, (str, os.PathLike)):
-        check_output_destination(output)
     label = "stdin"
     if isinstance(source, (str, os.PathLike)) and not _reads_stdin(source):
         path = Path(source)
         label = path.name
-        if not path.is_file():
-            raise ConfigurationError(
-                f"input file {path.name} does not exist or is not a file",
-                hint="check INPUT, or use - for stdin",
-            )
+        _check_transcript_file(path)
+    destination = resolve_output(output, [("INPUT", source)])
     with open_source(source, progress) as stream:
         utterances = read_utterances(format_name, stream, unit=unit, speaker_prefix=speaker_prefix)
         try:
@@ -99,7 +119,7 @@ def import_transcript(
         except SourceError as error:
             raise SourceError(f"{format_name} {label}: {error.message}", hint=error.hint) from None
     try:
-        publish_to(output, document.write_to)
+        publish_to(destination, document.write_to)
         return ImportResult(document.document_id, document.semantic_digest, document.unit_count)
     finally:
         document.close()
@@ -110,8 +130,7 @@ def chunk(
     source: Source,
     *,
     output: WriteTarget = "-",
-    buffer_size: int = DEFAULT_BUFFER_SIZE,
-    progress: Progress | None = None,
+    **options: Unpack[ReadOptions],
 ) -> ChunkResult:
     """Write the extraction chunks of a source document as JSON Lines to ``output``.
 
@@ -119,16 +138,17 @@ def chunk(
     bundle's chunk map is. The source document is validated and its digest verified before
     the first output byte; a file is published atomically, so a failed run writes nothing.
     """
-    if isinstance(output, (str, os.PathLike)):
-        check_output_destination(output)
-    with open_source(source, progress) as stream:
-        reader = SourceDocumentReader(stream, buffer_size=buffer_size)
+    destination = resolve_output(output, [("--source", source), *config_input(config.path)])
+    with open_source(source, options.get("progress")) as stream:
+        reader = SourceDocumentReader(
+            stream, buffer_size=options.get("buffer_size", DEFAULT_BUFFER_SIZE)
+        )
         chunks: SpooledChunks = spool_chunks(
             reader, config.chunking.max_units, config.chunking.overlap_units
         )
     try:
         identity = reader.identity
-        publish_to(output, chunks.write_to)
+        publish_to(destination, chunks.write_to)
         return ChunkResult(
             identity.document_id, identity.semantic_digest, identity.unit_count, chunks.chunk_count
         )

@@ -27,6 +27,7 @@ def bundle_command(
 ) -> None:
     """Publish the bundle folder: index, lane payloads, chunk map and, when enabled, the
     evidence context. Prints one JSON receipt line."""
+    api.require_standard_output()  # for the receipt, before anything is read
     configuration = api.load_config(config)
     with showing_progress(quiet) as progress:
         result = api.bundle(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
@@ -16,9 +14,7 @@ from streamer.cli.progress import showing_progress
 def chunk_command(
     config: Path = options.CONFIG,
     source: str = options.SOURCE,
-    output: str = typer.Option(
-        "-", "--output", help="Where to write the chunks (JSON Lines); - (default) is stdout."
-    ),
+    output: str = options.output("the chunks (JSON Lines)"),
     quiet: bool = options.QUIET,
 ) -> None:
     """Cut the source document into extraction chunks as configured in pipeline.chunking."""

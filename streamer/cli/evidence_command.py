@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
@@ -18,9 +16,7 @@ def evidence_command(
     source: str = options.SOURCE,
     lanes_dir: Path = options.LANES_DIR,
     lane: list[str] = options.LANE,
-    output: str = typer.Option(
-        "-", "--output", help="Where to write evidence-context.json; - (default) is stdout."
-    ),
+    output: str = options.output("evidence-context.json"),
     quiet: bool = options.QUIET,
 ) -> None:
     """Publish the evidence-context document for the allowlisted lanes."""

@@ -28,20 +28,24 @@ class UnitChoice(StrEnum):
 @app.command("import")
 def import_command(
     format_name: Format = typer.Argument(
-        ..., metavar="FORMAT", help="crd3, whisperx, webvtt, srt or text.", show_default=False
+        ...,
+        metavar="FORMAT",
+        help="The transcript's format, one of: " + ", ".join(Format) + ".",
+        show_default=False,
     ),
     source: str = typer.Argument(
-        ..., metavar="INPUT", help="The transcript file, or - for stdin.", show_default=False
+        ...,
+        metavar="INPUT",
+        help="The transcript file (or a FIFO such as <(zcat t.srt.gz)), or - for stdin.",
+        show_default=False,
     ),
     document_id: str | None = typer.Option(
         None,
         "--document-id",
         help="The document ID; default: the input file name without its suffix "
-        "(required for stdin).",
+        "(required for stdin and FIFOs).",
     ),
-    output: str = typer.Option(
-        "-", "--output", help="Where to write the source document; - (default) is stdout."
-    ),
+    output: str = options.output("the source document"),
     unit: UnitChoice | None = typer.Option(
         None, "--unit", help="crd3 only: one unit per turn (default) or per utterance line."
     ),

@@ -3,7 +3,16 @@ content-safe line on standard error with the documented exit status.
 
 Exit status: 0 success; 1 unexpected failure; 2 usage or configuration error;
 3 invalid input; 4 incomplete (``streamer extract``: a lane
-failed); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 141 closed pipe.
+failed); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM); 129 hang-up
+(SIGHUP); 131 quit (SIGQUIT); 141 closed pipe. SIGTERM, SIGHUP and SIGQUIT end a run the
+way Ctrl-C does (everything temporary is removed); a signal ignored when streamer starts
+(``nohup``) stays ignored.
+
+A standard stream closed when streamer starts (``<&-``, ``>&-``, ``2>&-``) is reopened on
+``/dev/null``, so that no file streamer opens takes its descriptor: reading standard
+input or writing standard output then fails with a usage error (exit status 2) before
+anything is read, and messages for a closed standard error are lost (the exit status
+still tells).
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 from click.exceptions import ClickException, UsageError
@@ -31,7 +40,7 @@ from streamer.cli import (  # each import registers its command
     schema_command,  # noqa: F401
     validate_command,  # noqa: F401
 )
-from streamer.cli.app import app
+from streamer.cli.app import DEBUG_HELP, app, debugging, set_debugging
 from streamer.framework.errors import StreamerError
 
 EXIT_UNEXPECTED = 1
@@ -39,18 +48,51 @@ EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
+EXIT_HANGUP = 129
+EXIT_QUIT = 131
+# The signals that end a run as Ctrl-C does, and the status each gives (128 + number).
+TERMINATING = {
+    signal.SIGTERM: EXIT_TERMINATED,
+    signal.SIGHUP: EXIT_HANGUP,
+    signal.SIGQUIT: EXIT_QUIT,
+}
 
 
 class Terminated(BaseException):
-    """Raised from the SIGTERM handler so that cleanup runs as for Ctrl-C."""
+    """Raised from the SIGTERM, SIGHUP and SIGQUIT handlers so that cleanup runs as for
+    Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
+    raise Terminated(signum)
+
+
+def _install_signal_handlers() -> None:
+    for signum in TERMINATING:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, _terminate)
+
+
+def _reopen_closed_standard_streams() -> None:
+    """Put ``/dev/null`` on a closed descriptor 0, 1 or 2 (Python has already set its
+    ``sys.stdin``, ``sys.stdout`` or ``sys.stderr`` to ``None``)."""
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDONLY if descriptor == 0 else os.O_WRONLY)
+            if opened != descriptor:
+                os.dup2(opened, descriptor)
+                os.close(opened)
 
 
 def _error(message: str) -> None:
-    print(f"streamer: error: {' '.join(message.split())}", file=sys.stderr)
+    if sys.stderr is not None:  # closed (2>&-): the status alone tells
+        print(f"streamer: error: {' '.join(message.split())}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:
@@ -59,22 +101,55 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
+def _unraisable(unraisable: Any) -> None:
+    # Generators of the JSON parser, closed at exit after Ctrl-C, raise in their cleanup:
+    # shown only with --debug, as every traceback is.
+    if debugging():
+        sys.__unraisablehook__(unraisable)
+
+
+def _set_debug(context: click.Context, parameter: click.Parameter, value: bool) -> None:
+    set_debugging(value)
+
+
+def _traceback() -> None:
+    if debugging() and sys.stderr is not None:
+        traceback.print_exc()
+
+
+def command_tree() -> click.Group:
+    """The click command of the app, ``--debug`` accepted by every command (click parses
+    it, so ``--output --debug`` names a file ``--debug``)."""
+    group = get_command(app)
+    assert isinstance(group, click.Group)
+    for command in group.commands.values():
+        if not any(parameter.name == "debug" for parameter in command.params):
+            command.params.append(
+                click.Option(
+                    ["--debug"],
+                    is_flag=True,
+                    expose_value=False,
+                    callback=_set_debug,
+                    help=DEBUG_HELP,
+                )
+            )
+    return group
+
+
 def main(argv: Sequence[str] | None = None) -> NoReturn:
+    _reopen_closed_standard_streams()
     arguments = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in arguments
-    # --debug is accepted anywhere on the line, before or after the command.
-    arguments = [argument for argument in arguments if argument != "--debug"]
-    signal.signal(signal.SIGTERM, _terminate)
+    _install_signal_handlers()
+    sys.unraisablehook = _unraisable
     status = 0
     try:
         # The command is driven directly rather than through typer's main(), which would
         # print its own multi-line messages and turn a closed pipe into status 1.
-        command = get_command(app)
+        command = command_tree()
         with command.make_context("streamer", arguments) as context:
             command.invoke(context)
     except StreamerError as error:
-        if debug:
-            traceback.print_exc()
+        _traceback()
         _error(error.one_line())
         status = error.exit_status
     except click.exceptions.Exit as exit_:
@@ -95,19 +170,21 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         status = EXIT_BROKEN_PIPE
     except (KeyboardInterrupt, click.exceptions.Abort):
         status = EXIT_INTERRUPTED
-    except Terminated:
-        status = EXIT_TERMINATED
+    except Terminated as terminated:
+        status = TERMINATING[signal.Signals(terminated.signum)]
     except Exception as error:
-        if debug:
-            traceback.print_exc()
+        _traceback()
         _error(
             f"unexpected failure ({type(error).__name__})"
-            + ("" if debug else " (hint: run again with --debug for a traceback)")
+            + ("" if debugging() else " (hint: run again with --debug for a traceback)")
         )
         status = EXIT_UNEXPECTED
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
         status = status or EXIT_BROKEN_PIPE
+    except OSError:  # a terminal hung up
+        status = status or EXIT_UNEXPECTED
     sys.exit(status)

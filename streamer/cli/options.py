@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
-CONFIG = typer.Option(..., "--config", help="The YAML configuration file.")
-SOURCE = typer.Option(
+CONFIG: Path = typer.Option(..., "--config", help="The YAML configuration file.")
+SOURCE: str = typer.Option(
     ..., "--source", help="The source document (JSON or JSON Lines), or - for stdin."
 )
-LANES_DIR = typer.Option(
+LANES_DIR: Path = typer.Option(
     ..., "--lanes-dir", help="The folder holding <lane_id>.json normalized lane outputs."
 )
-LANE = typer.Option(
+LANE: list[str] = typer.Option(
     [], "--lane", help="Run only this lane (repeatable); the allowlist is still recorded."
 )
-QUIET = typer.Option(
+QUIET: bool = typer.Option(
     False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
 )
+
+
+def output(what: str) -> str:
+    """``--output FILE|-`` of a command that writes one document, ``what``."""
+    written: str = typer.Option(
+        "-",
+        "--output",
+        help=f"Where to write {what}: a file (published atomically; a device or FIFO is "
+        "written in place), or - (default) for stdout.",
+    )
+    return written

@@ -65,7 +65,7 @@ class TerminalProgress:
 def showing_progress(quiet: bool) -> Iterator[TerminalProgress | None]:
     """The progress display for a command: none when quiet or when stderr is not a
     terminal; erased when the command ends, however it ends."""
-    if quiet or not sys.stderr.isatty():
+    if quiet or sys.stderr is None or not sys.stderr.isatty():
         yield None
         return
     display = TerminalProgress()

@@ -19,6 +19,7 @@ def schema_command(
     list_: bool = typer.Option(False, "--list", help="Name every schema, one a line."),
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of SCHEMA_ID, or with --list name them all."""
+    api.require_standard_output()
     if list_ == (schema_id is not None):
         raise ConfigurationError(
             "give either SCHEMA_ID or --list", hint="see 'streamer schema --help'"

@@ -19,6 +19,7 @@ def validate_command(
 ) -> None:
     """Check the bundle in DIR: one line per problem on stderr and exit status 3, or a
     one-line JSON summary on stdout."""
+    api.require_standard_output()
     report = api.validate_bundle(directory)
     for problem in report.problems:
         print(f"streamer: error: {problem}", file=sys.stderr)

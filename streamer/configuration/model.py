@@ -56,6 +56,8 @@ class Configuration:
     evidence_context: EvidenceContextConfig | None
     normalization: NormalizationConfig = field(default_factory=NormalizationConfig)
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    # The file it was loaded from, if any: an --output must never replace it.
+    path: Path | None = field(default=None, compare=False)
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

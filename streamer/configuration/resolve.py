@@ -6,6 +6,7 @@ read. Errors name the JSON path of the offending member (``$.output.options...``
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -24,24 +25,25 @@ from streamer.configuration.model import (
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.regular_files import MIB, read_regular_file
 from streamer.framework.safe_text import quoted
 
 LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
+# The configuration is read whole: a regular file of at most this many bytes.
+CONFIG_MAX_BYTES = MIB
 
 
 def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configuration:
+    what = f"configuration file {path.name}"
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_regular_file(path, CONFIG_MAX_BYTES, what, ConfigurationError)
+        text = data.decode("utf-8")
     except FileNotFoundError:
-        raise ConfigurationError(
-            f"configuration file {path.name} does not exist", hint="check --config"
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise ConfigurationError(
-            f"configuration file {path.name} cannot be read ({reason})"
-        ) from None
-    return resolve_configuration(load_yaml(text), registry, path.parent)
+        raise ConfigurationError(f"{what} does not exist", hint="check --config") from None
+    except UnicodeDecodeError:
+        raise ConfigurationError(f"{what} cannot be read (not UTF-8 text)") from None
+    configuration = resolve_configuration(load_yaml(text), registry, path.parent)
+    return dataclasses.replace(configuration, path=path)
 
 
 def resolve_configuration(

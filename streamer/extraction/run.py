@@ -25,6 +25,7 @@ from streamer.extraction.candidates import candidates_path, header, write_candid
 from streamer.extraction.chunks import ChunkPlan, ExtractionChunk
 from streamer.extraction.requests import ask_again, messages, request_body, response_format
 from streamer.extraction.responses import InvalidAnswer, parse_answer
+from streamer.extraction.signals import run_until_signal
 from streamer.extraction.transport import ChatTransport, Completion, RequestFailed
 from streamer.framework.errors import StreamerError
 from streamer.framework.kinds.extraction import ExtractionSpec, RulesContext
@@ -148,7 +149,7 @@ class ModelAsker:
                 await self._transport.aclose()
 
         try:
-            asyncio.run(main())
+            run_until_signal(main)
         except ExceptionGroup as group:  # one worker's unexpected failure: report it as such
             raise group.exceptions[0] from None
 

@@ -1,12 +1,24 @@
 """Atomic publication of a bundle folder: all of it, or nothing.
 
-The bundle is assembled in a temporary sibling of the destination (``.NAME.*.partial``)
-and renamed into place. A failure or an interruption (Ctrl-C, SIGTERM) before that rename
-removes the temporary folder and leaves the destination as it was. An existing
-destination is replaced only when forced, and then by renames: the old bundle is renamed
-aside (``.NAME.*.old``), the new one renamed in, and the old one removed. Signals are held
-back while folders are renamed or removed, so an interruption never leaves a half-made
-swap or a half-removed temporary folder behind.
+Publishers of one destination are serialized by a lock file beside it (``.NAME.lock``,
+held with ``flock`` from the first check to the last rename, and removed by its holder):
+a second ``streamer bundle`` onto the same ``--output`` waits, then checks the
+destination afresh (so without ``--force`` it finds the first run's bundle and stops).
+
+The bundle is assembled in a temporary sibling of the destination (``.NAME.*.partial``).
+A failure or an interruption (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) before it is in place
+removes the temporary folder and leaves the destination as it was. A new destination is
+one ``rename``. An existing one is replaced only when forced, and then, on Linux, by one
+``renameat2(RENAME_EXCHANGE)``: a reader sees the old bundle or the new one, never none
+and never a mix; the old one, now in the temporary folder, is then removed. Where the
+exchange is not available (another system, a file system without it), the fallback is
+two renames (the old bundle aside as ``.NAME.*.old``, the new one in), with a moment
+between them when there is no bundle at the destination.
+
+Signals are held back while folders are renamed or removed, so an interruption never
+leaves a half-made swap or a half-removed folder behind; a signal that arrives before the
+swap cancels it. Only SIGKILL or a crash can leave a temporary folder or the lock file
+(which is never stale: the next run takes it over).
 
 Files are created 0600 and folders 0700: a bundle can hold transcript text.
 """
@@ -14,26 +26,34 @@ Files are created 0600 and folders 0700: a bundle can hold transcript text.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import fcntl
 import os
 import shutil
-import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from streamer.framework.errors import ConfigurationError
-from streamer.output.publication import DIRECTORY_MODE, FILE_MODE, WRITE_BUFFER
+from streamer.output.publication import (
+    DIRECTORY_MODE,
+    FILE_MODE,
+    fsync_folder,
+    interrupt_pending,
+    new_file,
+    pause_point,
+    sibling_prefix,
+    signals_held,
+)
 
-_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
 
 
-def check_destination(destination: Path, *, force: bool, marker: str) -> None:
-    """Fail (a usage error, before any input is read) unless ``destination`` can be published.
-
-    A folder holding ``marker`` (a bundle) or an empty folder may be replaced with
-    ``force``; anything else is never replaced.
-    """
+def _check_parent(destination: Path) -> None:
     name = destination.name
     if not name or name in {".", "..", "-"}:
         raise ConfigurationError("--output must name the bundle folder to create")
@@ -41,7 +61,14 @@ def check_destination(destination: Path, *, force: bool, marker: str) -> None:
     if not parent.is_dir():
         raise ConfigurationError(f"output folder for {name} does not exist", hint="create it first")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigurationError(f"output folder for {name} is not writable")
+        raise ConfigurationError(
+            f"output folder for {name} is not writable and searchable",
+            hint="it needs write and execute (search) permission",
+        )
+
+
+def _check_existing(destination: Path, *, force: bool, marker: str) -> None:
+    name = destination.name
     if not os.path.lexists(destination):
         return
     if not force:
@@ -53,6 +80,83 @@ def check_destination(destination: Path, *, force: bool, marker: str) -> None:
             f"output {name} is a folder without {marker}, not a bundle; it is never replaced",
             hint="choose another --output, or remove the folder yourself",
         )
+
+
+def check_destination(destination: Path, *, force: bool, marker: str) -> None:
+    """Fail (a usage error, before any input is read) unless ``destination`` can be published.
+
+    A folder holding ``marker`` (a bundle) or an empty folder may be replaced with
+    ``force``; anything else is never replaced.
+    """
+    _check_parent(destination)
+    _check_existing(destination, force=force, marker=marker)
+
+
+def lock_path(destination: Path) -> Path:
+    """The lock file of the publishers of ``destination``: ``.NAME.lock`` beside it."""
+    return destination.parent / (sibling_prefix(destination.name) + "lock")
+
+
+def _is_file_at(descriptor: int, path: Path) -> bool:
+    try:
+        here = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    there = os.fstat(descriptor)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _discard_if_free(descriptor: int, path: Path) -> None:
+    """After an interrupted wait: remove the lock file when nobody holds it."""
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return
+    if _is_file_at(descriptor, path):
+        os.unlink(path)
+
+
+@contextlib.contextmanager
+def publisher_lock(destination: Path) -> Iterator[None]:
+    """Hold the lock of ``destination``'s publishers; waits while another run holds it.
+
+    The holder removes the file before it lets go; a waiter that then holds a removed
+    file tries again with the new one, so two runs never both hold the lock.
+    """
+    path = lock_path(destination)
+    while True:
+        descriptor = -1
+        try:
+            with signals_held():
+                descriptor = os.open(
+                    path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE
+                )
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            if _is_file_at(descriptor, path):
+                break
+        except BaseException:
+            if descriptor >= 0:
+                with signals_held():
+                    _discard_if_free(descriptor, path)
+                    os.close(descriptor)
+            raise
+        os.close(descriptor)
+    try:
+        yield
+    finally:
+        with signals_held():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            os.close(descriptor)
+
+
+@contextlib.contextmanager
+def publishing(destination: Path, *, force: bool, marker: str) -> Iterator[None]:
+    """The whole publication of ``destination``: its checks, under its publishers' lock."""
+    _check_parent(destination)
+    with publisher_lock(destination):
+        _check_existing(destination, force=force, marker=marker)
+        yield
 
 
 class StagedBundle:
@@ -68,11 +172,8 @@ class StagedBundle:
         path = self.folder / relative
         if not path.parent.is_dir():
             os.mkdir(path.parent, DIRECTORY_MODE)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-        with os.fdopen(descriptor, "wb", buffering=WRITE_BUFFER) as out:
+        with new_file(path) as out:
             yield out
-            out.flush()
-            os.fsync(out.fileno())
         self.files.append(relative)
 
     def write(self, relative: str, data: bytes) -> None:
@@ -81,59 +182,78 @@ class StagedBundle:
 
     def sync_folders(self) -> None:
         for folder in {(self.folder / relative).parent for relative in self.files}:
-            _fsync_folder(folder)
+            fsync_folder(folder)
 
 
 @contextlib.contextmanager
 def staged_bundle(destination: Path, *, force: bool) -> Iterator[StagedBundle]:
-    """Yield a ``StagedBundle``; when the block completes, it becomes ``destination``."""
+    """Yield a ``StagedBundle``; when the block completes, it becomes ``destination``.
+    Call it inside ``publishing(destination, ...)``."""
     parent = destination.parent
-    staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", suffix=".partial", dir=parent))
+    staging: Path | None = None
     try:
+        with signals_held():
+            staging = Path(
+                tempfile.mkdtemp(
+                    prefix=sibling_prefix(destination.name), suffix=".partial", dir=parent
+                )
+            )
         staged = StagedBundle(staging)
         yield staged
         staged.sync_folders()
-        with _signals_held():
-            _move_into_place(staging, destination, force=force)
-        _fsync_folder(parent)
+        pause_point("staged")
+        with signals_held():
+            pause_point("swap")
+            if not interrupt_pending():
+                _move_into_place(staging, destination, force=force)
+                staging = None
+        if staging is not None:
+            raise KeyboardInterrupt  # not reached: the pending signal's handler raises first
+        fsync_folder(parent)
     except BaseException:
-        with _signals_held():
-            shutil.rmtree(staging, ignore_errors=True)
+        if staging is not None:
+            with signals_held():
+                shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swap two paths atomically with ``renameat2(RENAME_EXCHANGE)``; ``False`` (nothing
+    done) where the system or the file system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+    renameat2.argtypes.append(ctypes.c_uint)
+    renameat2.restype = ctypes.c_int
+    if renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE):
+        code = ctypes.get_errno()
+        if code in {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}:
+            return False
+        raise OSError(code, os.strerror(code), os.fspath(second))
+    return True
 
 
 def _move_into_place(staging: Path, destination: Path, *, force: bool) -> None:
     if not os.path.lexists(destination):
         os.rename(staging, destination)
         return
-    if not force:
+    if not force:  # not reached under the publishers' lock, unless another tool made it
         raise ConfigurationError(
             f"output {destination.name} appeared while the bundle was made",
             hint="use --force to replace it",
         )
-    aside = staging.with_name(staging.name.removesuffix(".partial") + ".old")
-    os.rename(destination, aside)
-    try:
-        os.rename(staging, destination)
-    except BaseException:
-        os.rename(aside, destination)
-        raise
-    shutil.rmtree(aside, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back (they are delivered on exit) in the main thread."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def _fsync_folder(folder: Path) -> None:
-    descriptor = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    if exchange(staging, destination):
+        old = staging  # it now holds the old bundle
+    else:
+        old = staging.with_name(staging.name.removesuffix(".partial") + ".old")
+        os.rename(destination, old)
+        try:
+            os.rename(staging, destination)
+        except BaseException:
+            os.rename(old, destination)
+            raise
+    shutil.rmtree(old, ignore_errors=True)

@@ -10,14 +10,18 @@ from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE
-from streamer.validation.bundle_files import Unreadable, present_files, read_document
+from streamer.validation.bundle_files import (
+    INDEX_MAX_BYTES,
+    NOT_REGULAR,
+    Unreadable,
+    present_files,
+    read_document,
+)
 from streamer.validation.chunk_map import check_chunk_map
 from streamer.validation.evidence_check import check_evidence
 from streamer.validation.index_check import check_index
 from streamer.validation.lane_payload import Payload, check_lane_coverage, check_lane_payload
 from streamer.validation.report import BundleReport
-
-NOT_REGULAR = "not a regular file (a link, FIFO or device): streamer bundle writes none"
 
 
 def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
@@ -34,7 +38,7 @@ def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
         report.problem(INDEX_FILE, NOT_REGULAR)
         return report
     try:
-        index = read_document(folder, INDEX_FILE, report)
+        index = read_document(folder, INDEX_FILE, report, INDEX_MAX_BYTES)
     except Unreadable:
         return report
     described = check_index(index, report)

@@ -18,7 +18,7 @@ from streamer.framework.kinds.lane_outputs import LaneOutput, parse_lane_output
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import lane_file
-from streamer.validation.bundle_files import Unreadable, read_document
+from streamer.validation.bundle_files import LANE_PAYLOAD_MAX_BYTES, Unreadable, read_document
 from streamer.validation.evidence_shape import Cited
 from streamer.validation.index_check import Described, check_descriptor
 from streamer.validation.report import BundleReport
@@ -47,7 +47,7 @@ def check_lane_payload(
     jsonschema runs only when it fails, or when the registry does not know the kind, to
     name what breaks the schema."""
     try:
-        document = read_document(folder, entry.file, report)
+        document = read_document(folder, entry.file, report, LANE_PAYLOAD_MAX_BYTES)
     except Unreadable:
         return None
     kind = _kind(document, registry)

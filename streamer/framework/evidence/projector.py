@@ -201,6 +201,11 @@ class _Coverage:
         return runs
 
 
+def open_spool() -> IO[bytes]:
+    """The evidence spool: in memory up to ``SPOOL_IN_MEMORY``, then a file in TMPDIR."""
+    return tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+
+
 def project_evidence(
     request: EvidenceRequest,
     batches: Iterable[Batch],
@@ -214,7 +219,7 @@ def project_evidence(
     window = request.window_units
     references = _References(request.citations)
     coverage = _Coverage(references, window)
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+    spool = open_spool()
     writer = _SpoolWriter(spool)
     base = 0
     try:

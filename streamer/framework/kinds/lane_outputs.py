@@ -11,10 +11,13 @@ import orjson
 
 from streamer.framework.errors import LaneOutputError
 from streamer.framework.kinds.registry import ArtifactKind
+from streamer.framework.regular_files import MIB, read_regular_file
 from streamer.framework.safe_text import quoted
 
 R = TypeVar("R", bound=msgspec.Struct)
 
+# A lane output is read whole: a regular file of at most this many bytes.
+LANE_OUTPUT_MAX_BYTES = 256 * MIB
 _MEMBERS = ("lane_id", "artifact_kind", "schema", "source", "records")
 _SOURCE_MEMBERS = frozenset({"document_id", "semantic_digest"})
 
@@ -58,11 +61,11 @@ def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOut
     """Read and validate one lane output file. Errors name the lane and a JSON path."""
     where = f"lane {lane_id} ({path.name})"
     try:
-        data = orjson.loads(path.read_bytes())
+        data = orjson.loads(read_regular_file(path, LANE_OUTPUT_MAX_BYTES, where, LaneOutputError))
     except orjson.JSONDecodeError:
         raise LaneOutputError(f"{where}: not valid JSON") from None
-    except OSError as error:
-        raise LaneOutputError(f"{where}: cannot be read ({error.strerror})") from None
+    except FileNotFoundError:
+        raise LaneOutputError(f"{where}: does not exist") from None
     return parse_lane_output(data, lane_id, kind, where)
 
 

@@ -1,0 +1,41 @@
+"""The keyword options the API's command functions share, declared once.
+
+``chunk`` takes the ``ReadOptions``; ``project``, ``evidence`` and ``bundle`` take the
+``RunOptions`` (the same, and the lanes of the run). Every key is optional; its default is
+where it is used: ``source_batches`` (``buffer_size`` 1 MiB, ``batch_units`` 256,
+``progress`` none), ``effective_lanes`` (every configured lane) and ``read_lane_outputs``
+(warnings printed on standard error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypedDict
+
+from streamer.api.lanes import Warn, stderr_warning
+from streamer.api.sources import Progress
+
+
+class ReadOptions(TypedDict, total=False):
+    """How the source document is read."""
+
+    buffer_size: int  # bytes asked of the source per read
+    batch_units: int  # units a batch of the JSON form holds
+    progress: Progress | None  # called with (bytes read, total or None)
+
+
+class RunOptions(ReadOptions, total=False):
+    """How the source is read, and which lanes the run has."""
+
+    lanes: Sequence[str] | None  # the --lane selection; None: every configured lane
+    warn: Warn  # receives each warning, without the "streamer: warning: " prefix
+
+
+def read_options(options: RunOptions) -> ReadOptions:
+    """The options of ``options`` that say how the source is read."""
+    keys = ReadOptions.__optional_keys__
+    return {key: value for key, value in options.items() if key in keys}  # type: ignore[return-value]
+
+
+def warning(options: RunOptions) -> Warn:
+    return options.get("warn", stderr_warning)

@@ -1,0 +1,63 @@
+"""The command line's own help: every argument's help shows (FORMAT lists the formats),
+``docs/commands.md`` is the real ``--help`` of every command (regenerate with ``make docs``),
+``--version`` works and ``--debug`` given as an option's value is that value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from streamer import __version__
+from streamer.cli import reference
+from streamer.cli.import_command import Format
+from streamer.cli.main import command_tree
+from tests.support import REPO, run_cli
+
+COMMANDS = REPO / "docs" / "commands.md"
+
+
+def test_the_committed_command_reference_is_the_real_help() -> None:
+    assert COMMANDS.read_text(encoding="utf-8") == reference.render(), (
+        "docs/commands.md is out of date: run 'make docs'"
+    )
+
+
+def test_every_argument_and_option_shows_its_help() -> None:
+    root = command_tree()
+    for name, command in root.commands.items():
+        page = run_cli([name, "--help"])
+        assert page.status == 0
+        text = " ".join(page.stdout.decode().split())
+        for param in command.params:
+            assert isinstance(param, (click.Argument, click.Option))
+            help_text = getattr(param, "help", None)
+            assert help_text, f"{name} {param.name} has no help"
+            assert " ".join(help_text.split())[:40] in text, f"{name} {param.name}"
+
+
+def test_import_help_lists_every_format() -> None:
+    page = " ".join(run_cli(["import", "--help"]).stdout.decode().split())
+    formats = ", ".join(member.value for member in Format)
+    assert f"FORMAT The transcript's format, one of: {formats}. [required]" in page
+
+
+def test_version() -> None:
+    run = run_cli(["--version"])
+    assert (run.status, run.stdout, run.stderr) == (0, f"streamer {__version__}\n".encode(), "")
+
+
+def test_debug_as_an_option_value_is_that_value(tmp_path: Path) -> None:
+    vtt = REPO / "fixtures" / "import" / "bridge.vtt"
+    run = run_cli(["import", "webvtt", str(vtt), "--output", "--debug"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (0, "")
+    assert (tmp_path / "--debug").read_bytes().startswith(b'{"document_id":"bridge"')
+
+
+def test_debug_after_the_command_still_shows_a_traceback(tmp_path: Path) -> None:
+    run = run_cli(["import", "webvtt", str(tmp_path / "missing.vtt"), "--debug"])
+    assert run.status == 2
+    assert run.stderr.startswith("Traceback (most recent call last):")
+    assert run.stderr.endswith(
+        "streamer: error: input file missing.vtt does not exist or is not a file (hint: check INPUT, or use - for stdin)\n"
+    )
