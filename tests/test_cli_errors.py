@@ -81,7 +81,7 @@ CASES: dict[str, tuple[Callable[[Case], None], int, str]] = {
         3,
         "line 3.metadata.speaker must be a string",
     ),
-    "unknown unit member": (
+    "unknown member": (
         replace_source(
             lambda b: b.replace(
                 b'"kind":"utterance","text":"ordinary',
@@ -89,7 +89,7 @@ CASES: dict[str, tuple[Callable[[Case], None], int, str]] = {
             )
         ),
         3,
-        'line 4: unknown unit member "secret"',
+        'line 4: unknown member "secret"',
     ),
     "unknown metadata member": (
         replace_source(

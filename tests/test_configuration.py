@@ -75,11 +75,20 @@ def test_enabled_false_stands_alone() -> None:
         ),
         (
             "enabled: true\nlanes: [npcs]\nwindow_units: true",
-            "window_units must be an integer >= 0",
+            "window_units must be an integer from 0 to 1,000",
         ),
-        ("enabled: true\nlanes: [npcs]\nwindow_units: 2.0", "window_units must be an integer >= 0"),
-        ("enabled: true\nlanes: [npcs]\nwindow_units: -1", "window_units must be an integer >= 0"),
-        ("enabled: true\nlanes: [npcs]\nwindow_units: '3'", "window_units must be an integer >= 0"),
+        (
+            "enabled: true\nlanes: [npcs]\nwindow_units: 2.0",
+            "window_units must be an integer from 0 to 1,000",
+        ),
+        (
+            "enabled: true\nlanes: [npcs]\nwindow_units: -1",
+            "window_units must be an integer from 0 to 1,000",
+        ),
+        (
+            "enabled: true\nlanes: [npcs]\nwindow_units: '3'",
+            "window_units must be an integer from 0 to 1,000",
+        ),
         (
             "enabled: true\nlanes: [npcs]\nlimit: 5",
             '$.output.options.evidence_context: unknown member "limit"',
@@ -131,7 +140,7 @@ def test_evidence_context_errors(body: str, message: str) -> None:
         ),
         (
             "pipeline: {lanes: [{id: a, artifact_kind: dnd/npcs}], chunking: {max_units: 0}}",
-            "$.pipeline.chunking.max_units must be an integer >= 1",
+            "$.pipeline.chunking.max_units must be an integer from 1 to 10,000",
         ),
         (
             "pipeline: {lanes: [{id: a, artifact_kind: dnd/npcs}], chunking: {max_units: 5, overlap_units: 5}}",
@@ -165,3 +174,60 @@ def test_the_demo_configuration_is_valid() -> None:
         "spells",
     )
     assert yaml.safe_load((REPO / "fixtures" / "demo" / "streamer.yaml").read_text())
+
+
+@pytest.mark.parametrize("levels", [40, 10_000, 100_000])
+@pytest.mark.parametrize("opener", ["[", "{a: ", "- "])
+def test_deep_yaml_is_a_configuration_error(levels: int, opener: str) -> None:
+    if opener == "- ":
+        text = "".join(f"{'  ' * level}-\n" for level in range(min(levels, 2000)))
+    else:
+        text = opener * levels + ("]" if opener == "[" else "}") * levels
+    with pytest.raises(ConfigurationError, match="nested more than 32 levels deep"):
+        load_yaml(text)
+
+
+@pytest.mark.parametrize(
+    ("chunking", "evidence", "expected"),
+    [
+        (
+            "{max_units: " + "1" + "0" * 30 + "}",
+            None,
+            "max_units must be an integer from 1 to 10,000",
+        ),
+        ("{max_units: 10001}", None, "max_units must be an integer from 1 to 10,000"),
+        (
+            "{overlap_units: 10000, max_units: 10000}",
+            None,
+            "overlap_units must be an integer from 0 to 9,999",
+        ),
+        (None, "1" + "0" * 400, "window_units must be an integer from 0 to 1,000"),
+        (None, "1001", "window_units must be an integer from 0 to 1,000"),
+    ],
+)
+def test_unit_counts_have_a_documented_maximum(
+    chunking: str | None, evidence: str | None, expected: str
+) -> None:
+    text = "pipeline:\n  lanes: [{id: npcs, artifact_kind: dnd/npcs}]\n"
+    if chunking is not None:
+        text += f"  chunking: {chunking}\n"
+    if evidence is not None:
+        text += (
+            "output: {module: json, options: {evidence_context: "
+            f"{{enabled: true, lanes: [npcs], window_units: {evidence}}}}}}}\n"
+        )
+    with pytest.raises(ConfigurationError, match=expected):
+        resolve_configuration(load_yaml(text), default_registry())
+
+
+def test_the_maxima_are_accepted() -> None:
+    text = (
+        "pipeline:\n  lanes: [{id: npcs, artifact_kind: dnd/npcs}]\n"
+        "  chunking: {max_units: 10000, overlap_units: 9999}\n"
+        "output: {module: json, options: {evidence_context: "
+        "{enabled: true, lanes: [npcs], window_units: 1000}}}\n"
+    )
+    config = resolve_configuration(load_yaml(text), default_registry())
+    assert (config.chunking.max_units, config.chunking.overlap_units) == (10_000, 9_999)
+    assert config.evidence_context is not None
+    assert config.evidence_context.window_units == 1_000

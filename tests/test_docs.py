@@ -295,6 +295,7 @@ def evidence(options: str) -> str:
 CONFIGURATION_ERRORS = {
     "pipeline: [\n": "configuration is not valid YAML at line 2, column 1",
     LANES + "pipeline: {}\n": "configuration line 5: duplicate key pipeline",
+    "[" * 40 + "]" * 40 + "\n": "configuration line 1: nested more than 32 levels deep",
     "- 1\n": "$ must be a mapping",
     "pipeline: {lanes: [a]}\n": "$.pipeline.lanes[0] must be a mapping",
     LANES
@@ -307,9 +308,10 @@ CONFIGURATION_ERRORS = {
     "pipeline: {lanes: [{id: spells, artifact_kind: dnd/npcs}, {id: ' spells', artifact_kind: dnd/npcs}]}\n": '$.pipeline.lanes[1].id: duplicate lane ID "spells"',
     "pipeline: {lanes: [{id: a, artifact_kind: 3}]}\n": "$.pipeline.lanes[0].artifact_kind must be a string",
     "pipeline: {lanes: [{id: a, artifact_kind: dnd/spells}]}\n": '$.pipeline.lanes[0].artifact_kind: unknown artifact kind "dnd/spells" (hint: known kinds: dnd/combat-turns, dnd/item-events, dnd/npc-interactions, dnd/npcs, dnd/party-roster, dnd/scene-descriptions, dnd/spell-casts)',
-    LANES + "  chunking: {max_units: 0}\n": "$.pipeline.chunking.max_units must be an integer >= 1",
     LANES
-    + "  chunking: {overlap_units: -1}\n": "$.pipeline.chunking.overlap_units must be an integer >= 0",
+    + "  chunking: {max_units: 0}\n": "$.pipeline.chunking.max_units must be an integer from 1 to 10,000",
+    LANES
+    + "  chunking: {overlap_units: -1}\n": "$.pipeline.chunking.overlap_units must be an integer from 0 to 9,999",
     LANES
     + "  chunking: {max_units: 10, overlap_units: 10}\n": "$.pipeline.chunking.overlap_units must be smaller than max_units",
     LANES
@@ -343,7 +345,7 @@ CONFIGURATION_ERRORS = {
     ): '$.output.options.evidence_context.lanes[0]: lane "roster" has artifact kind dnd/party-roster, which cannot expose source evidence',
     evidence(
         "{enabled: true, lanes: [spells], window_units: -1}"
-    ): "$.output.options.evidence_context.window_units must be an integer >= 0",
+    ): "$.output.options.evidence_context.window_units must be an integer from 0 to 1,000",
 }
 
 
@@ -370,7 +372,7 @@ def test_each_documented_configuration_error_is_the_real_one(
 def test_the_documented_non_integers_are_rejected(tmp_path: Path, value: str) -> None:
     path = tmp_path / "streamer.yaml"
     path.write_text(evidence(f"{{enabled: true, lanes: [spells], window_units: {value}}}"))
-    with pytest.raises(ConfigurationError, match="window_units must be an integer >= 0"):
+    with pytest.raises(ConfigurationError, match="window_units must be an integer from 0 to 1,000"):
         api.load_config(path)
 
 

@@ -23,7 +23,7 @@ MALFORMED = [
         "bad.txt",
         b"A: fine\nB: " + M + b" \xff\xfe\n",
         (),
-        "text bad.txt: line 2: not valid UTF-8",
+        "text bad.txt: line 2: not valid UTF-8 (hint: convert it to UTF-8 first, e.g. iconv -f WINDOWS-1252 -t UTF-8)",
     ),
     (
         "webvtt",
@@ -69,7 +69,7 @@ MALFORMED = [
         b"1\n00:00:01,000 --> 00:00:02,000\n" + M + b"\n2\n00:00:03,000 --> 00:00:04,000\n",
         (),
         "srt bad.srt: line 5 (cue 1): cue timings inside the cue text "
-        "(hint: a blank line must separate cues)",
+        "(hint: an empty line must separate cues)",
     ),
     (
         "srt",
@@ -78,7 +78,7 @@ MALFORMED = [
         (),
         "srt bad.srt: line 5 (cue 2): expected a cue number or cue timings (hint: a SubRip cue "
         "is a number, a line 'HH:MM:SS,mmm --> HH:MM:SS,mmm' and its text, cues separated by "
-        "blank lines)",
+        "empty lines)",
     ),
     (
         "srt",
@@ -208,7 +208,9 @@ def test_an_error_after_many_good_units_still_writes_nothing(tmp_path: Path) -> 
     out = tmp_path / "out.jsonl"
     run = run_cli(["import", "text", str(source), "--output", str(out)])
     assert (run.status, run.stdout) == (3, b"")
-    assert run.stderr == "streamer: error: text long.txt: line 50001: not valid UTF-8\n"
+    assert run.stderr == (
+        "streamer: error: text long.txt: line 50001: not valid UTF-8 (hint: convert it to UTF-8 first, e.g. iconv -f WINDOWS-1252 -t UTF-8)\n"
+    )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["long.txt"]
 
 

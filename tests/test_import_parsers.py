@@ -117,9 +117,14 @@ def test_webvtt_style_after_the_first_cue_is_an_error() -> None:
         units("webvtt", data)
 
 
-def test_webvtt_cue_on_the_line_after_the_header() -> None:
+def test_webvtt_cue_on_the_line_after_the_header_is_not_a_cue() -> None:
+    """Issue 9, item 17: the header ends at the first empty line."""
     data = b"WEBVTT\n00:01.000 --> 00:02.000\none\n"
-    assert units("webvtt", data) == [("u000001", "one", None, 1000, 2000)]
+    with pytest.raises(SourceError, match=r"^line 2: cue timings in the WebVTT header$"):
+        units("webvtt", data)
+    assert units("webvtt", b"WEBVTT\n\n00:01.000 --> 00:02.000\none\n") == [
+        ("u000001", "one", None, 1000, 2000)
+    ]
 
 
 def test_srt_without_cue_numbers_and_with_a_final_cue_without_blank_line() -> None:
@@ -157,7 +162,9 @@ def test_json_formats_ignore_other_members_but_not_a_second_array() -> None:
     data = b'{"language": "en", "segments": [{"text": "a"}], "word_segments": [{"text": "b"}]}'
     assert units("whisperx", data) == [("u000001", "a", None, None, None)]
     twice = b'{"segments": [{"text": "a"}], "segments": [{"text": "b"}]}'
-    with pytest.raises(SourceError, match=r"^\$: member segments appears twice$"):
+    with pytest.raises(
+        SourceError, match=r'^\$: member "segments" appears twice \(member names must be unique\)$'
+    ):
         units("whisperx", twice)
 
 

@@ -153,7 +153,7 @@ GOOD = orjson.dumps(UNITS[0]).decode()
         (b'{"document_id": "d", "units": [', "not valid JSON"),
         (
             b'{"document_id": "d", "units": [' + GOOD.encode() + b",",
-            "not valid JSON in $.units",
+            "not valid JSON after $.units[0]: the input ends inside $.units",
         ),
         (b'{"document_id": "d", "units": {}}', "$.units must be an array"),
         (b'{"document_id": 5, "units": []}', "$.document_id must be a non-empty string"),
@@ -182,7 +182,7 @@ GOOD = orjson.dumps(UNITS[0]).decode()
         (b'{"document_id":"d"\n}\n', "line 1: the JSON Lines header must be one JSON object"),
         (
             b'{"document_id":"d","units":[{"unit_id":"a","kind":"k","text":"t","speaker":"x"}]}',
-            '$.units[0]: unknown unit member "speaker"',
+            '$.units[0]: unknown member "speaker"',
         ),
         (b'{"document_id":"d"}\n[1]\n', "line 2: a unit must be a JSON object"),
         (

@@ -90,6 +90,7 @@ def import_transcript(
     output: WriteTarget = "-",
     unit: str | None = None,
     speaker_prefix: bool = False,
+    dedupe_rolling: bool = False,
     progress: Progress | None = None,
 ) -> ImportResult:
     """Import a transcript (``crd3``, ``whisperx``, ``webvtt``, ``srt`` or ``text``) as a
@@ -113,7 +114,13 @@ def import_transcript(
         _check_transcript_file(path)
     destination = resolve_output(output, [("INPUT", source)])
     with open_source(source, progress) as stream:
-        utterances = read_utterances(format_name, stream, unit=unit, speaker_prefix=speaker_prefix)
+        utterances = read_utterances(
+            format_name,
+            stream,
+            unit=unit,
+            speaker_prefix=speaker_prefix,
+            dedupe_rolling=dedupe_rolling,
+        )
         try:
             document: SpooledDocument = spool_document(document_id, utterances)
         except SourceError as error:

@@ -54,6 +54,12 @@ def import_command(
         "--speaker-prefix",
         help="srt and webvtt: a leading 'Name:' in the cue text is the speaker.",
     ),
+    dedupe_rolling: bool = typer.Option(
+        False,
+        "--dedupe-rolling",
+        help="srt and webvtt: rolling captions (YouTube's, as yt-dlp saves them) give each "
+        "phrase once, with the times of the cue that adds it.",
+    ),
     quiet: bool = options.QUIET,
 ) -> None:
     """Import a transcript as a source document (JSON Lines: header, then one unit a line)."""
@@ -65,5 +71,6 @@ def import_command(
             output=output,
             unit=None if unit is None else unit.value,
             speaker_prefix=speaker_prefix,
+            dedupe_rolling=dedupe_rolling,
             progress=progress,
         )

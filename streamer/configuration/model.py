@@ -12,6 +12,11 @@ from streamer.framework.kinds.registry import ArtifactKind
 DEFAULT_WINDOW_UNITS = 3
 DEFAULT_MAX_UNITS = 100
 DEFAULT_OVERLAP_UNITS = 10
+# The largest values accepted (docs/configuration.md): a run holds about a window of
+# units, and a chunk's units, in memory, so the bounds bound memory; both are far above
+# any useful value (a chunk is cut for a model's context; a window is a few units).
+MAX_WINDOW_UNITS = 1_000
+MAX_CHUNK_UNITS = 10_000
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
     DEFAULT_OVERLAP_UNITS,
     DEFAULT_WINDOW_UNITS,
+    MAX_CHUNK_UNITS,
+    MAX_WINDOW_UNITS,
     ChunkingConfig,
     Configuration,
     EvidenceContextConfig,
@@ -93,10 +95,10 @@ def _object(value: Any, path: str, *, required: set[str], optional: set[str]) ->
     return value
 
 
-def _integer(value: Any, path: str, minimum: int) -> int:
+def _integer(value: Any, path: str, minimum: int, maximum: int) -> int:
     # A YAML boolean is a bool and a YAML float a float: neither is an integer here.
-    if type(value) is not int or value < minimum:
-        raise ConfigurationError(f"{path} must be an integer >= {minimum}")
+    if type(value) is not int or not minimum <= value <= maximum:
+        raise ConfigurationError(f"{path} must be an integer from {minimum} to {maximum:,}")
     return value
 
 
@@ -141,10 +143,16 @@ def _chunking(value: Any) -> ChunkingConfig:
         value, "$.pipeline.chunking", required=set(), optional={"max_units", "overlap_units"}
     )
     max_units = _integer(
-        chunking.get("max_units", DEFAULT_MAX_UNITS), "$.pipeline.chunking.max_units", 1
+        chunking.get("max_units", DEFAULT_MAX_UNITS),
+        "$.pipeline.chunking.max_units",
+        1,
+        MAX_CHUNK_UNITS,
     )
     overlap = _integer(
-        chunking.get("overlap_units", DEFAULT_OVERLAP_UNITS), "$.pipeline.chunking.overlap_units", 0
+        chunking.get("overlap_units", DEFAULT_OVERLAP_UNITS),
+        "$.pipeline.chunking.overlap_units",
+        0,
+        MAX_CHUNK_UNITS - 1,
     )
     if overlap >= max_units:
         raise ConfigurationError("$.pipeline.chunking.overlap_units must be smaller than max_units")
@@ -180,7 +188,9 @@ def _evidence_context(value: Any, lanes: tuple[LaneConfig, ...]) -> EvidenceCont
         _object(value, path, required={"enabled"}, optional=set())
         return EvidenceContextConfig(enabled=False)
     _object(value, path, required={"enabled", "lanes"}, optional={"window_units"})
-    window = _integer(value.get("window_units", DEFAULT_WINDOW_UNITS), f"{path}.window_units", 0)
+    window = _integer(
+        value.get("window_units", DEFAULT_WINDOW_UNITS), f"{path}.window_units", 0, MAX_WINDOW_UNITS
+    )
     selected = value["lanes"]
     if not isinstance(selected, list) or not selected:
         raise ConfigurationError(

@@ -1,4 +1,6 @@
-"""YAML loading that rejects what PyYAML would silently accept: duplicate keys."""
+"""YAML loading that rejects what PyYAML would silently accept: duplicate keys; and
+nesting deeper than ``MAX_NESTING`` levels (PyYAML composes recursively: deeper input
+would fail with ``RecursionError``, and a configuration is a few levels deep)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,22 @@ import yaml
 
 from streamer.framework.errors import ConfigurationError
 
+MAX_NESTING = 32
+
 
 class _StrictLoader(yaml.SafeLoader):
-    pass
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_NESTING:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise ConfigurationError(
+                    f"configuration line {mark.line + 1}: nested more than {MAX_NESTING} "
+                    "levels deep"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

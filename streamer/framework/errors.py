@@ -44,11 +44,3 @@ class LaneOutputError(InputError):
 
 class SourceReferenceError(InputError):
     """A direct source reference does not resolve in the source document."""
-
-
-def json_path(*parts: str | int) -> str:
-    """``json_path("units", 41, "metadata")`` -> ``$.units[41].metadata``."""
-    out = "$"
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out

@@ -16,6 +16,7 @@ from streamer.importers.whisperx import read_whisperx
 FORMATS = ("crd3", "whisperx", "webvtt", "srt", "text")
 UNITS = ("turn", "line")
 SPEAKER_PREFIX_FORMATS = ("srt", "webvtt")
+ROLLING_FORMATS = ("srt", "webvtt")
 
 
 def read_utterances(
@@ -24,6 +25,7 @@ def read_utterances(
     *,
     unit: str | None = None,
     speaker_prefix: bool = False,
+    dedupe_rolling: bool = False,
 ) -> Iterator[Utterance]:
     """The utterances of ``stream`` read as ``format_name``. Options that the format does
     not take are usage errors (raised before anything is read)."""
@@ -41,12 +43,14 @@ def read_utterances(
             "--speaker-prefix applies only to the srt and webvtt formats",
             hint="the text format always reads 'SPEAKER: text'",
         )
+    if dedupe_rolling and format_name not in ROLLING_FORMATS:
+        raise ConfigurationError("--dedupe-rolling applies only to the srt and webvtt formats")
     if format_name == "crd3":
         return read_crd3(stream, "line" if unit == "line" else "turn")
     if format_name == "whisperx":
         return read_whisperx(stream)
     if format_name == "webvtt":
-        return read_webvtt(stream, speaker_prefix)
+        return read_webvtt(stream, speaker_prefix, dedupe_rolling)
     if format_name == "srt":
-        return read_srt(stream, speaker_prefix)
+        return read_srt(stream, speaker_prefix, dedupe_rolling)
     return read_text(stream)

@@ -3,17 +3,25 @@
 A cue is a block of lines: an optional cue number (digits), the timings
 ``HH:MM:SS,mmm --> HH:MM:SS,mmm`` (``.`` is accepted for ``,``; anything after the end
 time, such as ``X1:... Y1:...`` positions, is ignored), then its text lines; blocks are
-separated by blank lines. Formatting tags (``<i>``, ``<b>``, ``<u>``, ``<s>``,
+separated by empty lines. The timings that real files carry are accepted too: hours may
+be left out (``00:00,000``, minutes and seconds), the fraction may be left out
+(``00:00:02``) or have one or two digits, a decimal fraction of a second (``00:01:41,04``
+is 101.040 s). A line of white space inside a cue is cue text (it does not end the cue);
+between cues it is skipped. Formatting tags (``<i>``, ``<b>``, ``<u>``, ``<s>``,
 ``<font ...>`` and their closing tags) and ``{\\an8}``-style override codes are removed;
-any other ``<`` is text. The text lines are stripped and joined with one space (subtitle
-line breaks are display wrapping). With ``speaker_prefix``, a leading ``Name:`` in the
-cue text is the speaker (see ``lines.split_speaker_prefix``); without it, SRT has no
-speakers. A cue without text is skipped. Unit IDs ``u000001``, ``u000002``, ... count the
-units; the cue numbers written in the file are checked to be digits and otherwise ignored.
+any other ``<`` is text. The SSA line break ``\\N`` is a line break; ``&amp;``, ``&lt;``,
+``&gt;`` and ``&nbsp;`` are decoded (after the tags are removed). The text lines are
+stripped and joined with one space (subtitle line breaks are display wrapping). With
+``speaker_prefix``, a leading ``Name:`` (or ``[Name]:``) in the cue text is the speaker
+(see ``lines.split_speaker_prefix``); without it, only WhisperX's ``[SPEAKER_02]:`` is.
+A cue without text is skipped. With ``dedupe_rolling``, rolling captions are
+deduplicated (``cues``). Unit IDs ``u000001``, ``u000002``, ... count the units; the cue
+numbers written in the file are checked to be digits and otherwise ignored.
 
 Errors name the line and the cue, ``cue`` being its position in the file counted from 1
 (not the number written in the file). A text line that is itself cue timings means a
-missing blank line and is an error rather than text.
+missing empty line and is an error rather than text, unless the two lines before it are
+a line of white space and a cue number (a line of white space used as the separator).
 
 Why not the ``srt`` package (MIT licence, well kept): its ``parse`` reads the whole file
 into one string (its regular expression needs it), so it cannot stream, and its parse
@@ -26,109 +34,95 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
-from streamer.importers.lines import split_speaker_prefix, text_lines
+from streamer.importers.cues import Cue, Utterances
+from streamer.importers.document import Utterance
+from streamer.importers.lines import text_lines
 
-_TIMESTAMP = r"([0-9]+):([0-5][0-9]):([0-5][0-9])[,.]([0-9]{3})"
+_TIMESTAMP = r"(?:([0-9]+):)?([0-5]?[0-9]):([0-5][0-9])(?:[,.]([0-9]{1,3}))?"
 _TIMINGS = re.compile(rf"[ \t]*{_TIMESTAMP}[ \t]*-->[ \t]*{_TIMESTAMP}(?:[ \t].*)?\Z")
 _CUE_NUMBER = re.compile(r"[ \t]*[0-9]+[ \t]*\Z")
 _FORMATTING = re.compile(r"</?(?:[ibus]|font)(?:[ \t][^<>]*)?>|\{\\[^{}]*\}", re.IGNORECASE)
+_ENTITY = re.compile(r"&(?:amp|lt|gt|nbsp);")
+_ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "\u00a0"}
 
 
-def _ms(hours: str, minutes: str, seconds: str, millis: str) -> int:
-    return ((int(hours) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis)
+def _ms(hours: str | None, minutes: str, seconds: str, fraction: str | None) -> int:
+    millis = int((fraction or "0").ljust(3, "0"))
+    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + millis
 
 
-class _Cue:
-    __slots__ = ("end_ms", "lines", "number", "start_ms", "where")
-
-    def __init__(self, number: int, where: str) -> None:
-        self.number = number
-        self.where = where
-        self.start_ms = 0
-        self.end_ms = 0
-        self.lines: list[str] = []
-
-
-def _timings(cue: _Cue, line: str) -> bool:
+def _timings(cue: Cue, line: str) -> bool:
     match = _TIMINGS.match(line)
     if match is None:
         return False
     groups = match.groups()
-    cue.start_ms, cue.end_ms = _ms(*groups[:4]), _ms(*groups[4:])
-    if cue.end_ms > MAX_SAFE_INTEGER:
-        raise SourceError(f"{cue.where}: a cue time is too large")
-    if cue.start_ms > cue.end_ms:
-        raise SourceError(f"{cue.where}: the cue ends before it starts")
+    cue.set_times(_ms(*groups[:4]), _ms(*groups[4:]))
     return True
 
 
-def _utterance(cue: _Cue, count: int, speaker_prefix: bool) -> Utterance | None:
-    parts = [_FORMATTING.sub("", line).strip() for line in cue.lines]
-    text = " ".join(part for part in parts if part)
-    speaker = None
-    if speaker_prefix:
-        speaker, text = split_speaker_prefix(text)
-        text = text.strip()
-    if not text:
-        return None
-    return Utterance(
-        sequential_unit_id(count + 1),
-        text,
-        cue.where,
-        clean_speaker(speaker),
-        cue.start_ms,
-        cue.end_ms,
-    )
+def cue_lines(lines: list[str]) -> list[str]:
+    """A cue's text lines, cleaned: formatting removed, ``\\N`` breaks, entities
+    decoded, stripped, empty ones dropped."""
+    out: list[str] = []
+    for line in lines:
+        for part in _FORMATTING.sub("", line).split("\\N"):
+            text = _ENTITY.sub(lambda match: _ENTITIES[match.group()], part).strip()
+            if text:
+                out.append(text)
+    return out
 
 
-def read_srt(stream: BinaryIO, speaker_prefix: bool = False) -> Iterator[Utterance]:
+def read_srt(
+    stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
+) -> Iterator[Utterance]:
+    utterances = Utterances(speaker_prefix=speaker_prefix, dedupe_rolling=dedupe_rolling)
     cues = 0
-    count = 0
-    cue: _Cue | None = None
+    cue: Cue | None = None
     expecting_timings = False
     number = 0
     for number, line in text_lines(stream):
-        blank = not line.strip()
         if cue is None:
-            if blank:
+            if not line.strip():
                 continue
             cues += 1
-            cue = _Cue(cues, f"line {number} (cue {cues})")
+            cue = Cue(f"line {number} (cue {cues})")
             if _CUE_NUMBER.match(line):
                 expecting_timings = True
             elif not _timings(cue, line):
                 raise SourceError(
                     f"{cue.where}: expected a cue number or cue timings",
                     hint="a SubRip cue is a number, a line 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
-                    "and its text, cues separated by blank lines",
+                    "and its text, cues separated by empty lines",
                 )
         elif expecting_timings:
             cue.where = f"line {number} (cue {cues})"
-            if blank or not _timings(cue, line):
+            if not line or not _timings(cue, line):
                 raise SourceError(
                     f"{cue.where}: expected cue timings 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
                     "after the cue number"
                 )
             expecting_timings = False
-        elif blank:
-            utterance = _utterance(cue, count, speaker_prefix)
-            if utterance is not None:
-                count += 1
-                yield utterance
+        elif not line:
+            yield from utterances.add(cue, None, cue_lines(cue.lines))
             cue = None
         elif _TIMINGS.match(line):
+            lines = cue.lines
+            if len(lines) >= 2 and not lines[-2].strip() and _CUE_NUMBER.match(lines[-1]):
+                # a line of white space separated the cues
+                del lines[-2:]
+                yield from utterances.add(cue, None, cue_lines(lines))
+                cues += 1
+                cue = Cue(f"line {number} (cue {cues})")
+                _timings(cue, line)
+                continue
             raise SourceError(
                 f"line {number} (cue {cues}): cue timings inside the cue text",
-                hint="a blank line must separate cues",
+                hint="an empty line must separate cues",
             )
         else:
             cue.lines.append(line)
     if cue is not None:
         if expecting_timings:
             raise SourceError(f"line {number} (cue {cues}): the input ends before the cue timings")
-        utterance = _utterance(cue, count, speaker_prefix)
-        if utterance is not None:
-            yield utterance
+        yield from utterances.add(cue, None, cue_lines(cue.lines))

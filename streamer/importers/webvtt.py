@@ -1,9 +1,12 @@
 """``webvtt``: WebVTT captions (https://www.w3.org/TR/webvtt1/).
 
 The file starts with ``WEBVTT`` (then the end of the line, a space or a tab; a byte order
-mark is allowed) and a header that ends at the first blank line. Blocks are separated by
-blank lines. ``NOTE`` blocks are skipped anywhere, ``STYLE`` and ``REGION`` blocks before
-the first cue. A cue is an optional identifier line, the timings
+mark is allowed) and a header that ends at the first empty line: cue timings in the
+header (a cue right after the ``WEBVTT`` line, without an empty line) are an error, not a
+cue. Blocks are separated by empty lines: a line of white space inside a block is part of
+it (youtube-dl and yt-dlp put one in every cue), and one between blocks is skipped.
+``NOTE`` blocks are skipped anywhere, ``STYLE`` and ``REGION`` blocks before the first
+cue. A cue is an optional identifier line, the timings
 ``[hh:]mm:ss.ttt --> [hh:]mm:ss.ttt`` (cue settings after the end time are ignored) and
 its text; as the WebVTT parser does, a line holding ``-->`` inside cue text starts the
 next cue. Any other block (text without timings) is an error, not silently dropped.
@@ -14,7 +17,9 @@ Cue text: tags (``<v Name>``, ``<c.x>``, ``<i>``, ``<b>``, ``<u>``, ``<ruby>``, 
 space. The speaker is the annotation of the cue's voice tags (``<v Name>`` or
 ``<v.class Name>``), several distinct voices joined with ``", "`` in order of appearance.
 With ``speaker_prefix``, a cue without a voice tag may give its speaker as a leading
-``Name:``. A cue without text is skipped. Unit IDs ``u000001``, ``u000002``, ... count
+``Name:`` (or ``[Name]:``); without it, only WhisperX's ``[SPEAKER_02]:`` is. A cue
+without text is skipped. With ``dedupe_rolling``, rolling captions are deduplicated
+(``cues``). Unit IDs ``u000001``, ``u000002``, ... count
 the units (cue identifiers are not unique in practice and are ignored).
 
 Errors name the line and the cue, ``cue`` being its position in the file from 1.
@@ -32,10 +37,10 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
-from streamer.importers.lines import split_speaker_prefix, text_lines
+from streamer.importers.cues import Cue, Utterances
+from streamer.importers.document import Utterance, clean_speaker
+from streamer.importers.lines import text_lines
 
 _SIGNATURE = re.compile(r"WEBVTT(?:[ \t]|\Z)")
 _TIMESTAMP = r"(?:([0-9]{2,}):)?([0-5][0-9]):([0-5][0-9])\.([0-9]{3})"
@@ -70,8 +75,8 @@ def _tokens(line: str) -> Iterator[tuple[str, bool]]:
         yield line[position:], False
 
 
-def cue_text(lines: list[str]) -> tuple[str | None, str]:
-    """``(speaker, text)`` of a cue's text lines."""
+def cue_lines(lines: list[str]) -> tuple[str | None, list[str]]:
+    """``(speaker, cleaned text lines)`` of a cue's text lines."""
     voices: list[str] = []
     parts: list[str] = []
     for line in lines:
@@ -88,25 +93,20 @@ def cue_text(lines: list[str]) -> tuple[str | None, str]:
         text = html.unescape("".join(pieces)).strip()
         if text:
             parts.append(text)
-    return (", ".join(voices) if voices else None), " ".join(parts)
+    return (", ".join(voices) if voices else None), parts
 
 
-class _Cue:
-    __slots__ = ("end_ms", "lines", "start_ms", "where")
-
-    def __init__(self, where: str, start_ms: int, end_ms: int) -> None:
-        self.where = where
-        self.start_ms = start_ms
-        self.end_ms = end_ms
-        self.lines: list[str] = []
+def cue_text(lines: list[str]) -> tuple[str | None, str]:
+    """``(speaker, text)`` of a cue's text lines."""
+    speaker, parts = cue_lines(lines)
+    return speaker, " ".join(parts)
 
 
 class _Parser:
-    def __init__(self, speaker_prefix: bool) -> None:
-        self.speaker_prefix = speaker_prefix
+    def __init__(self, speaker_prefix: bool, dedupe_rolling: bool) -> None:
+        self.utterances = Utterances(speaker_prefix=speaker_prefix, dedupe_rolling=dedupe_rolling)
         self.cues = 0
-        self.units = 0
-        self.cue: _Cue | None = None
+        self.cue: Cue | None = None
         self.identifier_line = 0  # line of a pending cue identifier
         self.skipping = False  # inside a NOTE, STYLE or REGION block
 
@@ -120,50 +120,36 @@ class _Parser:
 
     def start_cue(self, number: int, line: str) -> None:
         self.cues += 1
-        where = f"line {number} (cue {self.cues})"
+        cue = Cue(f"line {number} (cue {self.cues})")
         match = _TIMINGS.match(line)
         if match is None:
             raise SourceError(
-                f"{where}: invalid cue timings",
+                f"{cue.where}: invalid cue timings",
                 hint="cue timings are '[hh:]mm:ss.ttt --> [hh:]mm:ss.ttt'",
             )
         groups = match.groups()
-        start, end = _ms(*groups[:4]), _ms(*groups[4:])
-        if end > MAX_SAFE_INTEGER:
-            raise SourceError(f"{where}: a cue time is too large")
-        if start > end:
-            raise SourceError(f"{where}: the cue ends before it starts")
-        self.cue = _Cue(where, start, end)
+        cue.set_times(_ms(*groups[:4]), _ms(*groups[4:]))
+        self.cue = cue
 
-    def end_cue(self) -> Utterance | None:
+    def end_cue(self) -> Iterator[Utterance]:
         cue = self.cue
         self.cue = None
-        if cue is None:
-            return None
-        speaker, text = cue_text(cue.lines)
-        if speaker is None and self.speaker_prefix:
-            speaker, text = split_speaker_prefix(text)
-            text = text.strip()
-        if not text:
-            return None
-        self.units += 1
-        return Utterance(
-            sequential_unit_id(self.units), text, cue.where, speaker, cue.start_ms, cue.end_ms
-        )
+        if cue is not None:
+            speaker, lines = cue_lines(cue.lines)
+            yield from self.utterances.add(cue, speaker, lines)
 
-    def feed(self, number: int, line: str) -> Utterance | None:
-        """Take one line after the header; return the utterance of a cue it completes."""
-        blank = not line.strip()
+    def feed(self, number: int, line: str) -> Iterator[Utterance]:
+        """Take one line after the header; yield the utterance of a cue it completes."""
         if self.cue is not None:
-            if blank:
-                return self.end_cue()
-            if "-->" in line:
-                utterance = self.end_cue()
+            if not line:
+                yield from self.end_cue()
+            elif "-->" in line:
+                yield from self.end_cue()
                 self.start_cue(number, line)
-                return utterance
-            self.cue.lines.append(line)
+            else:
+                self.cue.lines.append(line)
         elif self.identifier_line:
-            if blank or "-->" not in line:
+            if "-->" not in line:
                 raise SourceError(
                     f"line {self.identifier_line}: a block without cue timings",
                     hint="a cue is an optional identifier line, then "
@@ -172,23 +158,24 @@ class _Parser:
             self.identifier_line = 0
             self.start_cue(number, line)
         elif self.skipping:
-            if blank:
+            if not line:
                 self.skipping = False
             elif "-->" in line:
                 self.skipping = False
                 self.start_cue(number, line)
-        elif not blank:
+        elif line.strip():  # a line of white space between blocks is skipped
             self.start_block(number, line)
-        return None
 
-    def finish(self) -> Utterance | None:
+    def finish(self) -> Iterator[Utterance]:
         if self.identifier_line:
             raise SourceError(f"line {self.identifier_line}: a block without cue timings")
-        return self.end_cue()
+        yield from self.end_cue()
 
 
-def read_webvtt(stream: BinaryIO, speaker_prefix: bool = False) -> Iterator[Utterance]:
-    parser = _Parser(speaker_prefix)
+def read_webvtt(
+    stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
+) -> Iterator[Utterance]:
+    parser = _Parser(speaker_prefix, dedupe_rolling)
     lines = text_lines(stream)
     first = next(lines, None)
     if first is None or not _SIGNATURE.match(first[1]):
@@ -196,15 +183,14 @@ def read_webvtt(stream: BinaryIO, speaker_prefix: bool = False) -> Iterator[Utte
     in_header = True
     for number, line in lines:
         if in_header:
-            if not line.strip():
+            if not line:
                 in_header = False
-                continue
-            if "-->" not in line:
-                continue  # header text
-            in_header = False
-        utterance = parser.feed(number, line)
-        if utterance is not None:
-            yield utterance
-    utterance = parser.finish()
-    if utterance is not None:
-        yield utterance
+            elif "-->" in line:
+                raise SourceError(
+                    f"line {number}: cue timings in the WebVTT header",
+                    hint="the header ends at the first empty line: put one between the "
+                    "WEBVTT line and the first cue",
+                )
+            continue
+        yield from parser.feed(number, line)
+    yield from parser.finish()

@@ -12,7 +12,7 @@ decimal number written in the file (``1.2345`` -> 1235). ``speaker`` is optional
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, DecimalException
 from typing import Any, BinaryIO
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
@@ -29,10 +29,13 @@ def seconds_to_ms(value: Any, path: str) -> int | None:
         return None
     if type(value) not in (int, Decimal):
         raise SourceError(f"{path} must be a number of seconds")
-    seconds = Decimal(value)
-    if not seconds.is_finite() or not 0 <= seconds <= _MAX_SECONDS:
-        raise SourceError(f"{path} must be a number of seconds from 0 to (2**53-1)/1000")
-    return int((seconds * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+    try:
+        seconds = Decimal(value)
+        if seconds.is_finite() and 0 <= seconds <= _MAX_SECONDS:
+            return int((seconds * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+    except DecimalException:  # an exponent beyond the decimal context's range
+        pass
+    raise SourceError(f"{path} must be a number of seconds from 0 to (2**53-1)/1000")
 
 
 def read_whisperx(stream: BinaryIO) -> Iterator[Utterance]:

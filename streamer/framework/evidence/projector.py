@@ -392,9 +392,9 @@ def _resolve(
                 raise SourceReferenceError(
                     f"{citation.where()}: unit ID {quoted(unit_id)} is not in the source document"
                 )
+        # A reversed reference never gets here: ``_Coverage.read`` fails on it when its
+        # start unit is read after its end unit.
         start, end = positions[reference.start_unit_id], positions[reference.end_unit_id]
-        if start > end:
-            _reversed(citation)
         expanded.append((max(0, start - window), min(last, end + window)))
     union = IntervalUnion()
     union.update(expanded)

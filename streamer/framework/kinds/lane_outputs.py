@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -10,9 +11,10 @@ import msgspec
 import orjson
 
 from streamer.framework.errors import LaneOutputError
+from streamer.framework.json_bytes import check_unique
 from streamer.framework.kinds.registry import ArtifactKind
+from streamer.framework.members import check_members
 from streamer.framework.regular_files import MIB, read_regular_file
-from streamer.framework.safe_text import quoted
 
 R = TypeVar("R", bound=msgspec.Struct)
 
@@ -61,23 +63,20 @@ def read_lane_output(path: Path, lane_id: str, kind: ArtifactKind[R]) -> LaneOut
     """Read and validate one lane output file. Errors name the lane and a JSON path."""
     where = f"lane {lane_id} ({path.name})"
     try:
-        data = orjson.loads(read_regular_file(path, LANE_OUTPUT_MAX_BYTES, where, LaneOutputError))
+        raw = read_regular_file(path, LANE_OUTPUT_MAX_BYTES, where, LaneOutputError)
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         raise LaneOutputError(f"{where}: not valid JSON") from None
     except FileNotFoundError:
         raise LaneOutputError(f"{where}: does not exist") from None
+    check_unique(raw, data, where, LaneOutputError)  # records, references, source: RFC 7493
     return parse_lane_output(data, lane_id, kind, where)
 
 
 def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str) -> LaneOutput[R]:
     if type(data) is not dict:
         raise LaneOutputError(f"{where}: $ must be an object")
-    unknown = sorted(set(data) - set(_MEMBERS))
-    if unknown:
-        raise LaneOutputError(f"{where}: unknown member $.{quoted(unknown[0])}")
-    for name in _MEMBERS:
-        if name not in data:
-            raise LaneOutputError(f"{where}: $.{name} is required")
+    check_members(data, _MEMBERS, _MEMBERS, "$", _error(where))
     if data["lane_id"] != lane_id:
         raise LaneOutputError(f"{where}: $.lane_id does not name this lane")
     if data["artifact_kind"] != kind.name:
@@ -121,3 +120,13 @@ def _parse(kind: ArtifactKind[R], record: Any, path: str, where: str) -> R:
         return kind.parse_record(record, path)
     except LaneOutputError as error:
         raise LaneOutputError(f"{where}: {error.message}") from None
+
+
+def _error(where: str) -> Callable[[str, str], LaneOutputError]:
+    """The ``check_members`` error of a lane output's envelope, after ``where``."""
+
+    def error(path: str, rule: str) -> LaneOutputError:
+        message = f"{path}{rule}" if rule.startswith(":") else f"{path} {rule}"
+        return LaneOutputError(f"{where}: {message}")
+
+    return error

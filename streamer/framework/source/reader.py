@@ -3,54 +3,68 @@
 ``SourceDocumentReader(stream).batches()`` yields validated units in document order, a
 batch at a time with their unit IDs (iterating the reader yields the units one by one),
 and, once exhausted, the reader exposes the document's identity with the semantic digest
-verified (when declared) or computed (when absent).
-
-JSON Lines are read in blocks of whole lines, each decoded and type-checked by msgspec in
-one call (``source.units``).
+verified (when declared) or computed (when absent). A reader reads its document once.
 
 The form is detected from the first top-level object: if it holds ``units`` the input is
 one JSON document; otherwise the object is a JSON Lines header and every further line is
-one unit.
+one unit. The head (the members before ``units``, or the header line) is read by
+``_Head``, a small exact tokenizer that reads ahead in doubling steps, so a long
+``document_id`` costs time linear in its length.
 
-JSON documents are read with ijson's C backend building the units
-(``items(..., "units.item")``, taken 256 at a time), the fastest way it offers. That
-call ignores the other top-level members, so those are read separately and exactly: the
-members before
-``units`` by a short scan of the document's head, the members after it from the last
-few buffers read, located by re-finding the last unit (see ``_TailTap``).
+JSON Lines are read in blocks of whole lines, each decoded and type-checked by msgspec in
+one call (``source.units``). The JSON form is read in buffers, each scanned as bytes by
+``NestingScan`` (``framework.json_bytes``), which bounds the nesting depth before any
+parser sees it and knows where each array item of ``units`` ends: the complete items of
+a buffer are decoded by msgspec as one array, and the end of ``units`` is found exactly,
+so the members after it are read from what follows it. Both forms refuse repeated member
+names (counted, see ``units.has_duplicate_members``); every error names a line or a
+JSON path, never content.
 """
 
 from __future__ import annotations
 
 import codecs
 import io
-import itertools
 import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
-import ijson
 import orjson
 
 from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.errors import SourceError
+from streamer.framework.json_bytes import (
+    MAX_NESTING,
+    NestingError,
+    NestingScan,
+    bracket_position,
+    duplicate_message,
+    first_duplicate,
+)
 from streamer.framework.safe_text import quoted
+from streamer.framework.source.unit_rules import validate_unit
 from streamer.framework.source.units import (
     Batch,
+    Dropped,
     SourceUnit,
     canonical_units,
     convert_units,
+    decode_array,
     decode_lines,
+    has_duplicate_members,
 )
 
 DEFAULT_BUFFER_SIZE = 1 << 20
 JSON_BATCH_UNITS = 256
+HEAD_READ = 1 << 12
 _ENVELOPE = frozenset({"document_id", "semantic_digest"})
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
-_PYTHON_BACKEND = ijson.get_backend("python")
+_WS = re.compile(rb"[ \t\n\r]*")
+_LINE_WS = re.compile(rb"[ \t\r]*")
+_JSON_WS = " \t\n\r"
+_BYTES_WS = b" \t\n\r"
 
 SourceForm = Literal["json", "jsonl"]
 
@@ -89,45 +103,83 @@ class _Replay(io.RawIOBase):
             return size
 
 
-class _Recorder:
-    """Reads from ``stream`` and keeps every byte read (used for the short head scan)."""
+def _string_value(raw: bytes, where: str) -> str:
+    """The value of one JSON string literal (quotes included), refused unless it is
+    exact JSON: valid escapes, no raw control character, valid UTF-8, no unpaired
+    surrogate escape."""
+    try:
+        value = json.loads(raw)
+        value.encode("utf-8")
+    except UnicodeDecodeError:
+        raise SourceError("the source document is not valid UTF-8") from None
+    except UnicodeEncodeError:
+        raise SourceError(f"{where}: a string holds an unpaired surrogate escape") from None
+    except ValueError:
+        raise SourceError(f"{where}: not a valid JSON string") from None
+    assert type(value) is str
+    return value
 
-    def __init__(self, stream: BinaryIO) -> None:
+
+class _Head:
+    """The members of the first top-level object up to ``units`` (or to its end), read
+    exactly from a buffer that grows by doubling (each retry of a token rescans at most
+    as much as was read, so the cost is linear)."""
+
+    def __init__(self, stream: BinaryIO, read_size: int) -> None:
         self._stream = stream
-        self.chunks: list[bytes] = []
+        self.data = bytearray()
+        self._read_size = max(read_size, 1)
+        self._eof = False
 
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size)
-        self.chunks.append(data)
-        return data
+    def _more(self) -> bool:
+        if self._eof:
+            return False
+        want = max(self._read_size, len(self.data))
+        got = 0
+        while got < want:
+            chunk = self._stream.read(want - got)
+            if not chunk:
+                self._eof = True
+                break
+            self.data += chunk
+            got += len(chunk)
+        return got > 0
 
+    def space(self, position: int) -> int:
+        while True:
+            end = _WS.match(self.data, position).end()  # type: ignore[union-attr]
+            if end < len(self.data) or not self._more():
+                return end
 
-class _TailTap:
-    """Reads through to ijson and retains the buffers from the one in which the
-    previous batch of units ended: the last unit, the end of ``units`` and any member
-    after it are always within what is retained, and only about a batch is ever held."""
+    def char(self, position: int) -> bytes:
+        while position >= len(self.data) and self._more():
+            pass
+        return bytes(self.data[position : position + 1])
 
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._stream = stream
-        self._chunks: list[bytes] = []
-        self._first = 0  # absolute index of _chunks[0]
-        self._count = 0  # chunks read so far
-        self._previous = 0  # absolute index of the chunk in which the previous unit ended
+    def string(self, position: int) -> int | None:
+        """The end of the string literal that starts at ``position``; ``None`` if the
+        input ends inside it. Each byte is searched once (``find``, in C)."""
+        data = self.data
+        search = position + 1
+        while True:
+            quote = data.find(b'"', search)
+            if quote < 0:
+                search = len(data)
+                if not self._more():
+                    return None
+                continue
+            start = quote
+            while start > position + 1 and data[start - 1] == 0x5C:  # backslashes before it
+                start -= 1
+            if (quote - start) % 2 == 0:  # not escaped
+                return quote + 1
+            search = quote + 1
 
-    def read(self, size: int = -1) -> bytes:
-        data = self._stream.read(size)
-        self._chunks.append(data)
-        self._count += 1
-        return data
-
-    def batch_ended(self) -> None:
-        if self._previous > self._first:
-            del self._chunks[: self._previous - self._first]
-            self._first = self._previous
-        self._previous = self._count - 1
-
-    def retained(self) -> bytes:
-        return b"".join(self._chunks)
+    def line_end(self, position: int) -> int:
+        while True:
+            end = _LINE_WS.match(self.data, position).end()  # type: ignore[union-attr]
+            if end < len(self.data) or not self._more():
+                return end
 
 
 class _JsonLines:
@@ -145,7 +197,8 @@ class _JsonLines:
 
     def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         """Parse complete lines (the last one's newline is optional)."""
-        count = block.count(b"\n") + (not block.endswith(b"\n"))
+        newlines = block.count(b"\n")
+        count = newlines + (not block.endswith(b"\n"))
         first = self.next_line
         self.next_line += count
         where = _line_from(first)
@@ -154,7 +207,12 @@ class _JsonLines:
             lines = block.split(b"\n")[:count]
             units = convert_units(self._line_by_line(lines, first), where)
         if units:
-            yield units, *canonical_units(units, where)
+            listed, ids, dropped = canonical_units(units, where)
+            # the listed units are separated by commas, the lines end with newlines
+            separators = newlines - (len(units) - 1)
+            if has_duplicate_members(block, separators, listed, dropped):
+                _locate_duplicate_line(block, first)  # when there is one
+            yield units, listed, ids
 
     def _line_by_line(self, lines: list[bytes], first: int) -> list[Any]:
         objects: list[Any] = []
@@ -171,6 +229,14 @@ class _JsonLines:
         return objects
 
 
+def _locate_duplicate_line(block: bytes, first: int) -> None:
+    for number, line in enumerate(block.split(b"\n"), first):
+        if line.strip():
+            found = first_duplicate(line, f"line {number}")
+            if found is not None:
+                raise SourceError(duplicate_message(*found))
+
+
 class SourceDocumentReader:
     """Iterate the validated units of a source document read from a binary stream."""
 
@@ -181,66 +247,90 @@ class SourceDocumentReader:
         buffer_size: int = DEFAULT_BUFFER_SIZE,
         batch_units: int = JSON_BATCH_UNITS,
     ) -> None:
-        self._buffer_size = buffer_size
-        self._batch_units = batch_units
+        self._buffer_size = max(buffer_size, 1)
+        self._batch_units = max(batch_units, 1)
         self._envelope: dict[str, str] = {}
         self._identity: DocumentIdentity | None = None
         self._digest = SemanticDigest()
         self._count = 0
+        self._read = False
         self.form: SourceForm = self._scan_head(stream)
 
     # -- head -------------------------------------------------------------------------
 
     def _scan_head(self, stream: BinaryIO) -> SourceForm:
-        recorder = _Recorder(stream)
+        head = _Head(stream, min(self._buffer_size, HEAD_READ))
+        position = head.space(0)
+        if head.char(position) != b"{":
+            self._not_an_object(head.data, position)
         form: SourceForm | None = None
-        try:
-            events = _PYTHON_BACKEND.parse(
-                recorder, multiple_values=True, buf_size=min(self._buffer_size, 4096)
-            )
-            form = self._read_head_events(events)
-        except ijson.JSONError:
-            form = None
-        except UnicodeDecodeError:
-            raise SourceError("the source document is not valid UTF-8") from None
-        if form is None:
-            head = b"".join(recorder.chunks)
-            if not head.strip():
-                raise SourceError("the source document is empty")
-            try:
-                codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-            except UnicodeDecodeError:
-                raise SourceError("the source document is not valid UTF-8") from None
-            raise SourceError(
-                "the source document does not start with a JSON object",
-                hint="a source document is one JSON object with units, or JSON Lines "
-                "whose first line is the header",
-            )
+        position = head.space(position + 1)
+        if head.char(position) == b"}":
+            form, position = "jsonl", position + 1
+        while form is None:
+            name, position = self._head_string(head, position, "$")
+            position = head.space(position)
+            if head.char(position) != b":":
+                raise SourceError("$: the source document is not valid JSON")
+            position = head.space(position + 1)
+            if name == "units":
+                if self._envelope and "units" in self._envelope:  # pragma: no cover
+                    raise SourceError("$: document member units appears twice")
+                if head.char(position) != b"[":
+                    raise SourceError("$.units must be an array of unit objects")
+                form, position = "json", position + 1
+                break
+            self._check_member(name, "$")
+            value: str | None = None
+            if head.char(position) == b'"':
+                value, position = self._head_string(head, position, f"$.{name}")
+            self._set_envelope(name, value, "$")
+            position = head.space(position)
+            separator = head.char(position)
+            if separator == b"}":
+                form, position = "jsonl", position + 1
+            elif separator != b",":
+                raise SourceError("$: the source document is not valid JSON")
+            else:
+                position = head.space(position + 1)
+        data = head.data
         if form == "jsonl":
-            self._envelope = {}  # the header line is read again, with line numbers
-        buffered = io.BufferedReader(
-            _Replay(b"".join(recorder.chunks), stream), buffer_size=max(self._buffer_size, 1)
+            if b"\n" in data[:position]:
+                raise SourceError(
+                    "line 1: the JSON Lines header must be one JSON object on the first line"
+                )
+            end = head.line_end(position)
+            if bytes(data[end : end + 1]) not in (b"\n", b""):
+                raise SourceError(
+                    "line 1: the JSON Lines header must be one JSON object on the first line"
+                )
+            position = end + 1
+        self._stream = io.BufferedReader(
+            _Replay(bytes(data[position:]), stream), buffer_size=self._buffer_size
         )
-        self._stream = buffered
         return form
 
-    def _read_head_events(self, events: Iterator[tuple[str, str, Any]]) -> SourceForm | None:
-        prefix, event, _ = next(events)
-        if (prefix, event) != ("", "start_map"):
-            return None
-        for prefix, event, value in events:
-            if prefix == "" and event == "end_map":
-                return "jsonl"
-            if prefix == "" and event == "map_key":
-                if value == "units":
-                    _, event, _ = next(events)
-                    if event != "start_array":
-                        raise SourceError("$.units must be an array of unit objects")
-                    return "json"
-                self._check_member(value, "$")
-                _, event, member = next(events)
-                self._set_envelope(value, member if event == "string" else None, "$")
-        return None
+    def _head_string(self, head: _Head, position: int, where: str) -> tuple[str, int]:
+        if head.char(position) != b'"':
+            raise SourceError(f"{where}: the source document is not valid JSON")
+        end = head.string(position)
+        if end is None:
+            raise SourceError(f"{where}: the source document ends inside a string")
+        return _string_value(bytes(head.data[position:end]), where), end
+
+    @staticmethod
+    def _not_an_object(data: bytearray, position: int) -> None:
+        if position >= len(data):
+            raise SourceError("the source document is empty")
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(bytes(data), final=False)
+        except UnicodeDecodeError:
+            raise SourceError("the source document is not valid UTF-8") from None
+        raise SourceError(
+            "the source document does not start with a JSON object",
+            hint="a source document is one JSON object with units, or JSON Lines "
+            "whose first line is the header",
+        )
 
     def _check_member(self, name: str, where: str) -> None:
         if name not in _ENVELOPE:
@@ -268,11 +358,20 @@ class SourceDocumentReader:
             yield from batch.units
 
     def batches(self) -> Iterator[Batch]:
-        """The validated units in document order, a few thousand at a time.
+        """The validated units in document order, a batch at a time.
 
         Parsing, validation and digesting work on whole batches, which is what keeps the
         per-unit cost of a multi-gigabyte pass close to the parser's own.
         """
+        if self._read:
+            raise RuntimeError(
+                "this SourceDocumentReader has already read its document: "
+                "a reader reads its document once (open a new one)"
+            )
+        self._read = True
+        return self._batches()
+
+    def _batches(self) -> Iterator[Batch]:
         batches = self._json_batches() if self.form == "json" else self._jsonl_batches()
         digest = self._digest
         count = 0
@@ -285,74 +384,146 @@ class SourceDocumentReader:
 
     def _jsonl_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         stream = self._stream
-        header_line = stream.readline()
-        try:
-            header = orjson.loads(header_line)
-        except orjson.JSONDecodeError:
-            raise SourceError(
-                "line 1: the JSON Lines header must be one JSON object on the first line"
-            ) from None
-        for name, value in header.items():
-            self._set_envelope(name, value, "line 1")
         lines = _JsonLines(first_line=2)
-        block_size = max(self._buffer_size, 1)
+        block_size = self._buffer_size
         while block := stream.read(block_size):
             if not block.endswith(b"\n"):
                 block = b"".join((block, stream.readline()))  # complete the last line
             yield from lines.parse(block)
 
     def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
-        tap = _TailTap(self._stream)
-        items = ijson.items(tap, "units.item", buf_size=self._buffer_size)
+        """The items of ``units``, a buffer's complete items at a time, then the members
+        after ``units``. The stream is positioned just after the ``[`` of ``units``."""
+        stream = self._stream
+        scan = NestingScan(depth=2)
+        pending: list[bytes] = []  # the bytes of items not yet complete
+        tail: list[bytes] | None = None  # what follows ``units``
         count = 0
-        last: dict[str, Any] | None = None
-        try:
-            while batch := list(itertools.islice(items, self._batch_units)):
-                tap.batch_ended()
-                where = _json_path_from(count)
-                units = convert_units(batch, where)
-                listed, ids = canonical_units(units, where)
+        while chunk := stream.read(self._buffer_size):
+            try:
+                neutral, profile = scan.feed(chunk)
+            except NestingError as error:
+                place = "after $.units" if tail is not None else _place(count)
+                raise SourceError(
+                    f"the source document is {error.message} {place}",
+                    hint=f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)",
+                ) from None
+            if tail is not None:
+                if max(profile) > 1:
+                    self._tail_container(b"".join((*tail, chunk)))
+                tail.append(chunk)
+                continue
+            brackets = len(profile) - 1
+            end = _first(profile, 1)
+            if end is not None:  # ``units`` ends in this buffer
+                position = bracket_position(neutral, scan.in_string, brackets - end + 1)
+                run = b"".join((*pending, chunk[:position]))
+                yield from self._run(run, count, final=True)
+                tail = [chunk[position + 1 :]]
+                if max(profile[end:]) > 1:
+                    self._tail_container(tail[0])
+                continue
+            last = _last(profile, 2)
+            if last is None:  # no item ends in this buffer
+                pending.append(chunk)
+                continue
+            position = bracket_position(neutral, scan.in_string, brackets - last + 1)
+            run = b"".join((*pending, chunk[: position + 1]))
+            pending = [chunk[position + 1 :]]
+            for units, listed, ids in self._run(run, count, final=False):
                 count += len(units)
-                last = batch[-1]
                 yield units, listed, ids
-        except ijson.JSONError as error:
-            # yajl's message quotes the input: it is inspected, never shown. The location
-            # is that of the last complete batch: the problem lies somewhere after it.
-            problem = "UTF-8" if "UTF8" in str(error) else "JSON"
-            place = "in $.units" if count == 0 else f"after $.units[{count - 1}]"
-            raise SourceError(f"the source document is not valid {problem} {place}") from None
-        except UnicodeDecodeError:
-            raise SourceError("the source document is not valid UTF-8") from None
-        self._read_trailing_members(tap.retained(), last)
+        if tail is None:
+            raise SourceError(
+                f"the source document is not valid JSON {_place(count)}: "
+                "the input ends inside $.units"
+            )
+        self._read_trailing_members(b"".join(tail))
 
-    def _read_trailing_members(self, tail_bytes: bytes, last: dict[str, Any] | None) -> None:
-        """Read the members that follow ``units`` from the retained tail of the document."""
-        tail = tail_bytes.decode("utf-8", "replace")
-        if last is None:
-            # No units: nothing was dropped, the tail is the whole (small) document.
-            self._read_members_after_units(_object_pairs(tail), skip_before_units=True)
+    def _run(
+        self, run: bytes, base: int, *, final: bool
+    ) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
+        """Decode ``run``: complete items of ``units`` (the first at index ``base``), with
+        the separator before them; at the end of ``units`` (``final``) it may hold none."""
+        body = run.lstrip(_BYTES_WS)
+        if not body and final:
             return
-        end = _end_of_unit(tail, last)
-        match = _JSON_SPACE.match(tail, end)
-        position = match.end() if match else end
-        if tail[position : position + 1] != "]":
-            raise SourceError("$.units: could not locate the end of the array")
-        position = _JSON_SPACE.match(tail, position + 1).end()  # type: ignore[union-attr]
-        if tail[position : position + 1] == ",":
-            members = _object_pairs("{" + tail[position + 1 :])
-            self._read_members_after_units(members, skip_before_units=False)
+        if base:
+            if body[:1] != b",":
+                raise SourceError(f"the source document is not valid JSON {_place(base)}")
+            body = body[1:]
+        units = decode_array(b"[" + body + b"]")
+        if units is None:
+            _locate_item_problem(body, base)
+            raise SourceError(  # pragma: no cover - the two validations disagree
+                f"$.units[{base}]: a unit of this batch breaks the contract"
+            )
+        step = self._batch_units
+        batches = []
+        kept = []
+        quotes = size = 0
+        for offset in range(0, len(units), step):
+            part = units[offset : offset + step]
+            listed, ids, dropped = canonical_units(part, _json_path_from(base + offset))
+            kept.append(listed[1:-1])
+            quotes, size = quotes + dropped.quotes, size + dropped.size
+            batches.append((part, listed, ids))
+        listed = b"[" + b",".join(kept) + b"]"
+        # a raw newline is white space between items: counting them keeps the check exact
+        if has_duplicate_members(body, body.count(b"\n"), listed, Dropped(quotes, size)):
+            _locate_item_problem(body, base)  # when there is one
+        yield from batches
 
-    def _read_members_after_units(
-        self, members: list[tuple[str, Any]], *, skip_before_units: bool
-    ) -> None:
-        after = not skip_before_units
-        for name, value in members:
+    def _tail_container(self, tail: bytes) -> None:
+        """Fail on the member after ``units`` whose value is an array or object (it is
+        never read into memory)."""
+        text = tail.decode("utf-8", "replace")
+        self._read_members_after_units(text, stop_at_container=True)
+        raise SourceError("$: the source document is not valid JSON after $.units")
+
+    def _read_trailing_members(self, tail_bytes: bytes) -> None:
+        """Read the members that follow ``units`` (``tail_bytes`` starts just after its
+        closing bracket)."""
+        try:
+            tail = tail_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SourceError("the source document is not valid UTF-8 after $.units") from None
+        self._read_members_after_units(tail, stop_at_container=False)
+
+    def _read_members_after_units(self, tail: str, *, stop_at_container: bool) -> None:
+        decoder = json.JSONDecoder()
+        invalid = SourceError("the source document is not valid JSON after $.units")
+        position = _skip(tail, 0)
+        while tail[position : position + 1] == ",":
+            position = _skip(tail, position + 1)
+            try:
+                name, position = decoder.raw_decode(tail, position)
+            except ValueError:
+                raise invalid from None
+            position = _skip(tail, position)
+            if type(name) is not str or tail[position : position + 1] != ":":
+                raise invalid
+            position = _skip(tail, position + 1)
             if name == "units":
-                if after:
-                    raise SourceError("$: document member units appears twice")
-                after = True
-            elif after:
-                self._set_envelope(name, value, "$")
+                raise SourceError("$: document member units appears twice")
+            self._check_member(name, "$")
+            if tail[position : position + 1] != '"':
+                self._set_envelope(name, None, "$")  # not a string: refused
+            try:
+                value, position = decoder.raw_decode(tail, position)
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise SourceError(
+                    f"$.{name}: a string holds an unpaired surrogate escape"
+                ) from None
+            except ValueError:
+                raise invalid from None
+            self._set_envelope(name, value, "$")
+            position = _skip(tail, position)
+        if stop_at_container:
+            return
+        if tail[position : position + 1] != "}" or tail[_skip(tail, position + 1) :]:
+            raise invalid
 
     # -- end --------------------------------------------------------------------------
 
@@ -379,26 +550,72 @@ class SourceDocumentReader:
         return self._identity
 
 
-def _end_of_unit(tail: str, last: dict[str, Any]) -> int:
-    """Index just past the last unit's closing brace in ``tail``.
-
-    ``last`` is the last unit as parsed. Candidates are tried from the end. A ``{`` inside
-    a string can never start an object equal to the last unit (object keys need unescaped
-    quotes, which a string cannot hold), and one inside the unit starts a smaller object,
-    so the match is exact.
-    """
-    decoder = json.JSONDecoder()
-    position = len(tail)
-    while True:
-        position = tail.rfind("{", 0, position)
-        if position < 0:
-            raise SourceError("$.units: could not locate the last unit")
+def _locate_item_problem(body: bytes, base: int) -> None:
+    """Raise the located error of the first item of ``body`` (items of ``units`` from
+    ``base``, comma-separated) that is not valid JSON, repeats a member name or breaks
+    the contract."""
+    text = body.decode("utf-8", "surrogateescape")
+    decoder = json.JSONDecoder(parse_constant=_no_constant)
+    position = _skip(text, 0)
+    index = base
+    while position < len(text):
+        where = f"$.units[{index}]"
         try:
-            candidate, end = decoder.raw_decode(tail, position)
-        except ValueError:
-            continue
-        if candidate == last:
-            return int(end)
+            item, end = decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            raise SourceError(f"the source document is not valid JSON at {where}") from None
+        raw = text[position:end]
+        try:
+            raw_bytes = raw.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SourceError(f"the source document is not valid UTF-8 at {where}") from None
+        found = first_duplicate(raw_bytes, where)
+        if found is not None:
+            raise SourceError(duplicate_message(*found))
+        try:
+            orjson.dumps(item)
+        except TypeError:
+            raise SourceError(f"{where}: a string holds an unpaired surrogate escape") from None
+        validate_unit(item, where)
+        position = _skip(text, end)
+        if position < len(text):
+            if text[position] != ",":
+                raise SourceError(f"the source document is not valid JSON after {where}")
+            position = _skip(text, position + 1)
+            if position >= len(text):
+                raise SourceError(f"the source document is not valid JSON after {where}")
+        index += 1
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _skip(text: str, position: int) -> int:
+    length = len(text)
+    while position < length and text[position] in _JSON_WS:
+        position += 1
+    return position
+
+
+def _first(profile: list[int], value: int) -> int | None:
+    """The first index after 0 at which ``profile`` holds ``value``."""
+    try:
+        return profile.index(value, 1)
+    except ValueError:
+        return None
+
+
+def _last(profile: list[int], value: int) -> int | None:
+    """The last index after 0 at which ``profile`` holds ``value``."""
+    try:
+        return len(profile) - 1 - profile[:0:-1].index(value)
+    except ValueError:
+        return None
+
+
+def _place(count: int) -> str:
+    return "in $.units" if count == 0 else f"after $.units[{count - 1}]"
 
 
 def _line_from(first: int) -> Callable[[int], str]:
@@ -415,11 +632,3 @@ def _problem(line: bytes) -> str:
     except UnicodeDecodeError:
         return "UTF-8"
     return "JSON"
-
-
-def _object_pairs(text: str) -> list[tuple[str, Any]]:
-    try:
-        pairs: list[tuple[str, Any]] = json.loads(text, object_pairs_hook=list)
-    except ValueError:
-        raise SourceError("the source document is not valid JSON after $.units") from None
-    return pairs

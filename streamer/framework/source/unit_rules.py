@@ -9,15 +9,16 @@ is empty metadata. This is also exactly the object the semantic digest covers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
+from streamer.framework.members import check_members
 from streamer.framework.safe_text import quoted
 
 UNIT_MEMBERS = frozenset({"unit_id", "kind", "text", "source_ref", "metadata"})
 METADATA_MEMBERS = frozenset({"speaker", "start_ms", "end_ms"})
-METADATA_ORDER = ("speaker", "start_ms", "end_ms")
 
 
 def validate_unit(unit: Any, where: str) -> dict[str, Any]:
@@ -25,11 +26,13 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
     (``$.units[41]`` or ``line 43``)."""
     if type(unit) is not dict:
         raise SourceError(f"{where}: a unit must be a JSON object")
-    if not UNIT_MEMBERS.issuperset(unit):
-        raise SourceError(
-            f"{where}: unknown unit member {_first_unknown(unit, UNIT_MEMBERS)}",
-            hint="a unit accepts unit_id, kind, text, source_ref and metadata",
-        )
+    check_members(
+        unit,
+        UNIT_MEMBERS,
+        (),
+        where,
+        _error("a unit accepts unit_id, kind, text, source_ref and metadata"),
+    )
     unit_id = unit.get("unit_id")
     if type(unit_id) is not str or not unit_id:
         raise SourceError(f"{where}.unit_id must be a non-empty string")
@@ -61,11 +64,13 @@ def validate_unit(unit: Any, where: str) -> dict[str, Any]:
 
 
 def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
-    if not METADATA_MEMBERS.issuperset(metadata):
-        raise SourceError(
-            f"{where}.metadata: unknown member {_first_unknown(metadata, METADATA_MEMBERS)}",
-            hint="accepted metadata is speaker, start_ms and end_ms",
-        )
+    check_members(
+        metadata,
+        METADATA_MEMBERS,
+        (),
+        f"{where}.metadata",
+        _error("accepted metadata is speaker, start_ms and end_ms"),
+    )
     if "speaker" in metadata and type(metadata["speaker"]) is not str:
         raise SourceError(f"{where}.metadata.speaker must be a string")
     start = metadata.get("start_ms")
@@ -79,5 +84,10 @@ def _validate_metadata(metadata: dict[str, Any], where: str) -> None:
         raise SourceError(f"{where}.metadata: start_ms is after end_ms")
 
 
-def _first_unknown(obj: dict[str, Any], known: frozenset[str]) -> str:
-    return quoted(sorted(set(obj) - known)[0])
+def _error(hint: str) -> Callable[[str, str], SourceError]:
+    """The ``check_members`` error of a unit: its message as ``RecordError``'s."""
+
+    def error(path: str, rule: str) -> SourceError:
+        return SourceError(f"{path}{rule}" if rule.startswith(":") else f"{path} {rule}", hint=hint)
+
+    return error

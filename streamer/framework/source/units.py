@@ -1,11 +1,13 @@
 """Source units as typed structs, decoded and validated a batch at a time.
 
-A batch of units is decoded (JSON Lines) or converted (the JSON form, from ijson's
-objects) by msgspec against ``SourceUnit``, which states the contract's types,
+A batch of units is decoded by msgspec against ``SourceUnit`` (JSON Lines: a block of
+lines; the JSON form: a run of array items), which states the contract's types,
 non-empty strings, integer ranges and the absence of unknown members; what a type
 cannot say (a self-reference citing the unit itself, ``start_ms <= end_ms``, empty
-metadata) is checked on the batch's columns. Anything that fails is validated again,
-unit by unit, by ``validate_unit``, which raises the located, content-safe error.
+metadata) is checked in one loop over the batch, and so, by counting strings, is the
+absence of repeated member names (``has_duplicate_members``). Anything that fails is
+validated again, unit by unit, by ``validate_unit``, which raises the located,
+content-safe error.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class SourceUnit(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True,
 
 
 _decoder = msgspec.json.Decoder(SourceUnit)
+_list_decoder = msgspec.json.Decoder(list[SourceUnit])
 _canonical = msgspec.json.Encoder(order="sorted")
 _published = msgspec.json.Encoder()
 
@@ -79,6 +82,15 @@ def decode_lines(block: bytes, line_count: int) -> list[SourceUnit] | None:
     return units if len(units) == line_count else None  # msgspec skips blank lines
 
 
+def decode_array(array: bytes) -> list[SourceUnit] | None:
+    """Decode a JSON array of units; ``None`` when it breaks the contract (it is then
+    parsed again, unit by unit, to locate the problem)."""
+    try:
+        return _list_decoder.decode(array)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+
+
 def convert_units(objects: list[Any], where: Where) -> list[SourceUnit]:
     """Validate parsed JSON objects into units, raising the located error of the first
     one that breaks the contract."""
@@ -100,61 +112,73 @@ class Batch(NamedTuple):
     ids: list[str]
 
 
-def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[str]]:
+class Dropped(NamedTuple):
+    """What the canonical JSON of a batch leaves out of the units' JSON text: the checked
+    self-references and empty metadata, in quote characters and in bytes (as compact
+    JSON, escaped as msgspec escapes)."""
+
+    quotes: int
+    size: int
+
+
+_REFERENCE_SIZE = len(b',"source_ref":{"start_unit_id":,"end_unit_id":}')
+_EMPTY_METADATA_SIZE = len(b',"metadata":{}')
+
+
+def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[str], Dropped]:
     """Finish validating ``units`` (in place) and return the canonical JSON of their list,
-    which is what the semantic digest covers, with their unit IDs.
+    which is what the semantic digest covers, their unit IDs, and what of their JSON text
+    the canonical JSON drops (see ``has_duplicate_members``).
 
-    What a type cannot state is checked here: a self-reference must cite its unit (and is
-    then dropped: the digest does not cover it), ``start_ms <= end_ms``, and empty
-    metadata is no metadata. The common batch passes one tight loop; any other is
-    walked again, unit by unit, with every case spelled out.
+    What a type cannot state is checked here, in one loop: a self-reference must cite its
+    unit (and is then dropped: the digest does not cover it), ``start_ms <= end_ms``, and
+    empty metadata is no metadata.
     """
-    ids = _regular_ids(units)
-    if ids is None:
-        ids = _checked_ids(units, where)
-    return _canonical.encode(units), ids
-
-
-def _regular_ids(units: list[SourceUnit]) -> list[str] | None:
-    """The unit IDs, when every self-reference cites its unit (it is dropped) and every
-    unit has both times, in order; else ``None``. (Attribute access on structs is faster
-    in a loop than through ``operator.attrgetter``.)"""
     ids: list[str] = []
     append = ids.append
-    try:
-        for unit in units:
-            unit_id = unit.unit_id
-            append(unit_id)
-            reference = unit.source_ref
-            if reference is not UNSET:
-                if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:
-                    return None
-                unit.source_ref = UNSET
-            item = unit.metadata
-            if item.start_ms > item.end_ms:  # type: ignore[union-attr, operator]
-                return None
-    except (AttributeError, TypeError):  # a unit without metadata, or without both times
-        return None
-    return ids
-
-
-def _checked_ids(units: list[SourceUnit], where: Where) -> list[str]:
-    ids: list[str] = []
+    quotes = size = 0
     for index, unit in enumerate(units):
         unit_id = unit.unit_id
-        ids.append(unit_id)
+        append(unit_id)
         reference = unit.source_ref
         if reference is not UNSET:
             if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:
                 validate_unit(msgspec.to_builtins(unit), where(index))
             unit.source_ref = UNSET
+            # "source_ref":{"start_unit_id":ID,"end_unit_id":ID}: 10 quotes, and one for
+            # each (escaped) quote of the ID, written twice
+            quotes += 10 + 2 * unit_id.count('"')
+            size += _REFERENCE_SIZE + 2 * len(_published.encode(unit_id))
         item = unit.metadata
         if item is UNSET:
             continue
-        start, end = item.start_ms, item.end_ms
-        if start is not UNSET and end is not UNSET:
-            if start > end:
-                raise SourceError(f"{where(index)}.metadata: start_ms is after end_ms")
-        elif start is UNSET and end is UNSET and item.speaker is UNSET:
-            unit.metadata = UNSET  # empty metadata is the same as none
-    return ids
+        start = item.start_ms
+        if start is UNSET:
+            if item.end_ms is UNSET and item.speaker is UNSET:
+                unit.metadata = UNSET  # empty metadata is the same as none
+                quotes += 2
+                size += _EMPTY_METADATA_SIZE
+        elif (end := item.end_ms) is not UNSET and start > end:
+            raise SourceError(f"{where(index)}.metadata: start_ms is after end_ms")
+    return _canonical.encode(units), ids, Dropped(quotes, size)
+
+
+def has_duplicate_members(raw: bytes, separators: int, listed: bytes, dropped: Dropped) -> bool:
+    """Whether the JSON text ``raw`` of a list of accepted units, ``separators`` bytes
+    between and around them, may repeat a member name, given ``canonical_units``' result
+    for them (``True`` is then decided exactly, by a parse).
+
+    The decoder keeps the last of repeated members and drops the others: each adds bytes,
+    and at least the two quotes of its name, to ``raw`` that the canonical JSON does not
+    have. No other writing of the units is shorter than the canonical JSON (compact,
+    escaped only where JSON requires it), so ``raw`` of exactly the canonical size
+    repeats nothing (the common case: compact JSON as orjson and msgspec write it; no
+    pass over the bytes). Otherwise every quote character of ``raw`` is in the canonical
+    JSON too (a quote in a string is ``\\"`` in both, unless ``raw`` writes
+    ``\\u0022``), or among the dropped ones: ``raw`` has more quotes exactly when a member
+    repeats (three C-level passes over the bytes).
+    """
+    units = len(listed) - 2 + separators  # the brackets of the list, the separators
+    if len(raw) == units + dropped.size:
+        return False
+    return raw.count(b'"') != listed.count(b'"') + dropped.quotes or b"\\u0022" in raw
