@@ -249,8 +249,8 @@ def test_an_invalid_bundle_is_refused_with_status_3_and_nothing_is_written(tmp_p
     run = run_cli(["report", str(bundle), "--output", str(output)])
     assert run.status == InputError.exit_status
     assert run.stderr == (
-        "streamer: error: bundle bundle is not valid (1 problem): lanes/spells.json: not valid "
-        "JSON (hint: 'streamer validate bundle' lists every problem)\n"
+        'streamer: error: bundle bundle is not valid (1 problem): "lanes/spells.json": not '
+        "valid JSON (hint: 'streamer validate bundle' lists every problem)\n"
     )
     assert output.read_bytes() == b"the previous report"
     assert sorted(os.listdir(tmp_path)) == ["bundle", "report.html"]

@@ -8,11 +8,11 @@
 One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
 and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
 (publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``extract``
-(the candidates of each lane), ``normalize``, ``bundles`` and ``report``.
+(the candidates of each lane), ``normalize``, ``bundles``, ``validation`` and ``report``.
 """
 
 from streamer.api.batch import BatchResult, batch
-from streamer.api.bundles import BundleResult, bundle, schema, schema_ids, validate_bundle
+from streamer.api.bundles import BundleResult, bundle, schema, schema_ids
 from streamer.api.config import default_registry, load_config
 from streamer.api.evidence import EvidenceResult, evidence, project, summarize
 from streamer.api.extract import ExtractResult, extract
@@ -29,9 +29,11 @@ from streamer.api.transcripts import (
     default_document_id,
     import_transcript,
 )
+from streamer.api.validation import BundleReport, validate_bundle
 
 __all__ = [
     "BatchResult",
+    "BundleReport",
     "BundleResult",
     "ChunkResult",
     "EvidenceResult",

@@ -1,4 +1,4 @@
-"""``streamer bundle``, ``streamer schema`` and ``streamer validate``: the JSON bundle."""
+"""``streamer bundle`` and ``streamer schema``: the JSON bundle."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Unpack
 
-from streamer.api.config import default_registry
 from streamer.api.lanes import (
     effective_lanes,
     lane_inputs,
@@ -28,10 +27,9 @@ from streamer.framework.evidence.projector import (
 )
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.safe_text import quoted
-from streamer.output import bundle_validation, schema_catalog
+from streamer.output import schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE, write_bundle
 from streamer.output.bundle_publication import publishing, staged_bundle
-from streamer.output.bundle_validation import BundleReport
 from streamer.output.chunk_map_tap import ChunkBoundsTap
 
 
@@ -126,8 +124,3 @@ def schema(schema_id: str) -> bytes:
             hint="'streamer schema --list' names every schema",
         )
     return data
-
-
-def validate_bundle(folder: str | os.PathLike[str]) -> BundleReport:
-    """Check the bundle in ``folder`` as a consumer would; the report lists every problem."""
-    return bundle_validation.validate(Path(folder), default_registry())

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from streamer.api.bundles import validate_bundle
 from streamer.api.config import default_registry
 from streamer.api.outputs import WriteTarget, check_output_destination, publish_to
+from streamer.api.validation import validate_bundle
 from streamer.framework.errors import InputError
 from streamer.report import ReportSummary, write_report
 

@@ -6,14 +6,23 @@ One pass over the source document does all the reading:
 * the positions of the referenced unit IDs are indexed as they go by;
 * coverage is resolved on the fly: the last ``window_units`` units wait (``pending``) until
   it is known whether a reference starting up to ``window_units`` later reaches back to
-  them, and each covered unit is serialized once, into a spool.
+  them, and each covered unit is serialized once, into a spool, grouped into the
+  contexts as they close (``_SpoolWriter``). These streamed contexts are what is published.
 
 After the pass, every reference is resolved through the indexed positions (missing or
-reversed references fail), the expanded ranges are accumulated in an ``IntervalUnion``
-(the authoritative contexts), and the streamed coverage is checked against it. Writing the
-evidence document is then a second pass that copies the spooled units, never re-parsing
-the transcript. Memory is bounded by the references, the published unit IDs and the
-window, never by the transcript.
+reversed references fail), and the expanded ranges are merged independently in an
+``IntervalUnion``: the streamed contexts must equal it (a difference is a bug, never an
+input error). The published unit IDs are checked for duplicates as the pass ends (by their
+8-byte hashes; the spool is read back only when a hash repeats). Writing the evidence
+document is a second pass that copies the spooled units, never re-parsing the transcript.
+
+Memory holds the references, the positions of the unit IDs they name, an 8-byte hash per
+published unit, the window's pending units and one batch: never the transcript. The spool
+(in memory up to 1 MiB, then a temporary file in ``TMPDIR``) holds every published unit
+until the pass ends, since nothing is written before the whole source is checked. A
+reference whose end unit is missing can only be known to be missing when the source ends;
+until then every unit after its start is covered and spooled. When the spool cannot grow,
+the run fails with ``SpoolFullError`` naming the reference still open.
 """
 
 from __future__ import annotations
@@ -28,7 +37,12 @@ from typing import IO
 
 import msgspec
 
-from streamer.framework.errors import LaneOutputError, SourceError, SourceReferenceError
+from streamer.framework.errors import (
+    LaneOutputError,
+    SourceError,
+    SourceReferenceError,
+    StreamerError,
+)
 from streamer.framework.evidence.intervals import IntervalUnion
 from streamer.framework.kinds.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
@@ -187,6 +201,11 @@ class _Coverage:
         return runs
 
 
+def open_spool() -> IO[bytes]:
+    """The evidence spool: in memory up to ``SPOOL_IN_MEMORY``, then a file in TMPDIR."""
+    return tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
+
+
 def project_evidence(
     request: EvidenceRequest,
     batches: Iterable[Batch],
@@ -200,15 +219,18 @@ def project_evidence(
     window = request.window_units
     references = _References(request.citations)
     coverage = _Coverage(references, window)
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+    spool = open_spool()
     writer = _SpoolWriter(spool)
     base = 0
     try:
-        for units, ids in batches:
-            coverage.read(ids, base)
-            base += len(units)
-            writer.emit(coverage, [*coverage.pending, *units], base - 1 - window)
-        writer.emit(coverage, coverage.pending, base - 1)
+        try:
+            for units, ids in batches:
+                coverage.read(ids, base)
+                base += len(units)
+                writer.emit(coverage, [*coverage.pending, *units], base - 1 - window)
+            writer.emit(coverage, coverage.pending, base - 1)
+        except _SpoolFull as full:
+            raise _spool_error(full, coverage) from None
         contexts = writer.finish()
         identity = identity_of()
         check_sources(request.sources, identity)
@@ -261,7 +283,10 @@ class _SpoolWriter:
             data = b"," + data
         run.end_position = position + len(segment) - 1
         run.end_unit_id = ids[-1]
-        self.spool.write(data)
+        try:
+            self.spool.write(data)
+        except OSError as error:  # TMPDIR is full (or over a quota, or a file size limit)
+            raise _SpoolFull(self.size, error.strerror or type(error).__name__) from None
         self.size += len(data)
         run.spool_end = self.size
 
@@ -299,6 +324,35 @@ class _SpoolWriter:
                             hint="unit IDs must be unique in a source document",
                         )
                     seen.add(unit_id)
+
+
+class _SpoolFull(Exception):
+    def __init__(self, size: int, reason: str) -> None:
+        super().__init__(reason)
+        self.size = size
+        self.reason = reason
+
+
+class SpoolFullError(StreamerError):
+    """The evidence spool could not grow (exit status 1: the machine, not the input)."""
+
+
+def _spool_error(full: _SpoolFull, coverage: _Coverage) -> SpoolFullError:
+    """A clear error when the spool cannot grow, naming the reference that keeps it growing
+    when one is still open (its start seen, its end unit not yet)."""
+    message = f"the evidence spool in TMPDIR cannot grow past {full.size:,} bytes ({full.reason})"
+    if coverage.open:
+        index = min(coverage.open, key=coverage.open.__getitem__)
+        message += (
+            f"; {len(coverage.open)} reference(s) still open since source position "
+            f"{coverage.open[index]}, the first {coverage.references.first[index].where()}: "
+            "its end unit has not appeared, and every unit after its start is kept"
+        )
+    return SpoolFullError(
+        message,
+        hint="the spool holds every published unit until the source has been read; free "
+        "space in TMPDIR or point TMPDIR at a larger disk (see docs/operations.md)",
+    )
 
 
 def _reversed(citation: Citation) -> None:

@@ -1,0 +1,19 @@
+"""``streamer validate``: checking a published bundle, as a consumer (or the report) would."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from streamer.api.config import default_registry
+from streamer.validation import BundleReport, validate
+
+__all__ = ["BundleReport", "validate_bundle"]
+
+
+def validate_bundle(folder: str | os.PathLike[str]) -> BundleReport:
+    """Check the bundle in ``folder`` as a consumer would; the report lists every problem
+    (``report.valid`` when there is none). Raises ``ConfigurationError`` when ``folder``
+    is not a folder. Reads the bundle as a stream: memory stays flat however large its
+    evidence document."""
+    return validate(Path(folder), default_registry())

@@ -1,0 +1,73 @@
+"""Checking a bundle folder: each document by its own checker, in the order they depend on
+each other (index, lane payloads, chunk map, evidence context, then the lanes against the
+evidence)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.output import evidence_context
+from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE
+from streamer.validation.bundle_files import (
+    INDEX_MAX_BYTES,
+    NOT_REGULAR,
+    Unreadable,
+    present_files,
+    read_document,
+)
+from streamer.validation.chunk_map import check_chunk_map
+from streamer.validation.evidence_check import check_evidence
+from streamer.validation.index_check import check_index
+from streamer.validation.lane_payload import Payload, check_lane_coverage, check_lane_payload
+from streamer.validation.report import BundleReport
+
+
+def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
+    """Check the bundle in ``folder``; ``registry`` knows the artifact kinds of its lanes."""
+    if not folder.is_dir():
+        raise ConfigurationError(f"bundle folder {folder.name} does not exist")
+    report = BundleReport()
+    present = present_files(folder)
+    report.files = tuple(sorted(present))
+    if INDEX_FILE not in present:
+        report.problem(INDEX_FILE, "missing: a bundle is described by its index")
+        return report
+    if not present[INDEX_FILE]:
+        report.problem(INDEX_FILE, NOT_REGULAR)
+        return report
+    try:
+        index = read_document(folder, INDEX_FILE, report, INDEX_MAX_BYTES)
+    except Unreadable:
+        return report
+    described = check_index(index, report)
+    if described is None:
+        return report
+    for file, entry in described.items():
+        if file not in present:
+            report.problem(file, f"missing: index.json describes it at {entry.path}")
+    for file in sorted(set(present) - set(described) - {INDEX_FILE}):
+        report.problem(file, "present but not described in index.json")
+    readable = {file for file in described if present.get(file)}
+    for file in sorted(file for file in described if file in present and file not in readable):
+        report.problem(file, NOT_REGULAR)
+    source = index["source"]
+    documents: dict[str, Payload] = {}
+    for entry in described.values():
+        if "lane_id" in entry.descriptor and entry.file in readable and entry.known_schema:
+            payload = check_lane_payload(folder, entry, source, registry, report)
+            if payload is not None:
+                documents[entry.file] = payload
+    lanes = {descriptor["lane_id"]: descriptor["file"] for descriptor in index["lanes"]}
+    anchors = None
+    chunk_map = described.get(CHUNK_MAP_FILE)
+    if chunk_map is not None and CHUNK_MAP_FILE in readable:
+        anchors = check_chunk_map(folder, chunk_map, source, report)
+    evidence = described.get(evidence_context.FILE_NAME)
+    if evidence is not None and evidence.file in readable:
+        checked = check_evidence(folder, evidence, source, anchors, lanes, report)
+        if checked is not None:
+            payloads = {lane: documents[file] for lane, file in lanes.items() if file in documents}
+            check_lane_coverage(checked.allowlist, payloads, checked.cited, report)
+    return report

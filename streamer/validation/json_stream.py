@@ -1,0 +1,113 @@
+"""Reading a large JSON document as a stream: one array's items built in C, the rest as events.
+
+``stream(file, [(PREFIX, EVENTS)])`` parses ``file`` a block at a time with
+ijson (push mode: each block's events land in a list, never one Python call per event).
+Every event is fed to ijson's item builder for ``PREFIX`` (an array's items, e.g. the
+units of every context), and the events that are not inside an item are kept for the
+caller. What the caller sees, in document order:
+
+* ``(prefix, event, value)`` for everything outside the items (ijson's ``parse`` events),
+* ``(PREFIX, ITEM, value)`` for each complete item, where its last event was.
+
+``inside`` is the set of ``(prefix, event)`` pairs a well-formed item is made of (from its
+schema: ``item_events``); they are dropped by one C-level filter over each block, so
+the caller's loop runs about once per item, not once per event. Events of a malformed
+item that fall outside that set are dropped by the caller's loop instead. Memory is one
+block's events and the items completed in it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any
+
+import ijson
+
+ITEM = "item"
+BLOCK_SIZE = 1 << 16
+_ENDS = ("end_map", "end_array", "string", "number", "boolean", "null")
+_backend = ijson.get_backend(ijson.backend)
+_pair = operator.itemgetter(0, 1)
+
+JsonError = ijson.JSONError
+Event = tuple[str, str, Any]
+
+
+def item_events(
+    prefix: str, schema: Mapping[str, Any], defs: Mapping[str, Any]
+) -> frozenset[tuple[str, str]]:
+    """The ``(prefix, event)`` pairs of a well-formed item at ``prefix`` described by the
+    JSON Schema ``schema`` (objects, arrays, strings, integers; local ``$ref`` into ``defs``),
+    except the item's own last event (which marks where it ends)."""
+    pairs: set[tuple[str, str]] = set()
+
+    def walk(at: str, node: Mapping[str, Any], top: bool) -> None:
+        if "$ref" in node:
+            node = defs[node["$ref"].rsplit("/", 1)[-1]]
+        kind = node.get("type")
+        if kind == "object":
+            pairs.update({(at, "start_map"), (at, "map_key")})
+            if not top:
+                pairs.add((at, "end_map"))
+            for name, member in node.get("properties", {}).items():
+                walk(f"{at}.{name}", member, False)
+        elif kind == "array":
+            pairs.update({(at, "start_array")} if top else {(at, "start_array"), (at, "end_array")})
+            if "items" in node:
+                walk(f"{at}.item", node["items"], False)
+        elif not top:
+            pairs.add((at, "number" if kind == "integer" else str(kind)))
+
+    walk(prefix, schema, True)
+    return frozenset(pairs)
+
+
+def stream(
+    file: IO[bytes],
+    items: Sequence[tuple[str, frozenset[tuple[str, str]]]],
+    *,
+    block_size: int | None = None,
+) -> Iterator[Event]:
+    """The events of ``file`` outside the items of ``items`` (``(prefix, inside)`` pairs,
+    the largest first: the events left by one builder are given to the next), and each
+    item as ``(prefix, ITEM, value)``. Raises ``JsonError`` unless ``file`` is one valid
+    JSON document."""
+    size = BLOCK_SIZE if block_size is None else block_size
+    events = ijson.sendable_list()
+    parser = ijson.parse_coro(events, use_float=True)
+    stages = []
+    for prefix, inside in items:
+        built = ijson.sendable_list()
+        keep = dict.fromkeys(inside, False).get  # (prefix, event) -> False inside an item
+        stages.append((_backend.items_basecoro(built, prefix).send, keep, built))
+    outputs = {prefix: built for (prefix, _), (_, _, built) in zip(items, stages, strict=True)}
+    leaks = tuple(prefix + "." for prefix, _ in items)
+    compress, repeat = itertools.compress, itertools.repeat
+    drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
+    while True:
+        data = file.read(size)
+        if data:
+            parser.send(data)
+        else:
+            parser.close()
+        kept: list[Event] = events
+        for build, keep, _ in stages:
+            drain(map(build, kept))
+            kept = list(compress(kept, map(keep, map(_pair, kept), repeat(True))))
+        made = {prefix: iter(built) for prefix, built in outputs.items()}
+        for event in kept:
+            prefix = event[0]
+            found = made.get(prefix)
+            if found is not None:
+                if event[1] in _ENDS:
+                    yield prefix, ITEM, next(found)
+            elif not prefix.startswith(leaks):
+                yield event
+        del events[:]
+        for built in outputs.values():
+            del built[:]
+        if not data:
+            return
