@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -21,14 +22,20 @@ TERMINATING = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 def run_until_signal(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """``asyncio.run(main())``; a terminating signal with a Python handler cancels it,
-    and that handler is then called once the loop has unwound."""
+    and that handler is then called once the loop has unwound. (Signals are delivered to
+    the main thread only: run elsewhere, as the Python API may be, nothing is changed.)"""
     received: list[signal.Signals] = []
 
     async def guarded() -> None:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        handlers = {s: signal.getsignal(s) for s in TERMINATING if callable(signal.getsignal(s))}
+        handlers = {
+            s: signal.getsignal(s)
+            for s in TERMINATING
+            if callable(signal.getsignal(s))
+            and threading.current_thread() is threading.main_thread()
+        }
 
         def cancel(signum: signal.Signals) -> None:
             received.append(signum)
