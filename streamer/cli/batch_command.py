@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -14,39 +12,17 @@ from streamer import api
 from streamer.api.batch import BatchProgress
 from streamer.cli import options
 from streamer.cli.app import app
+from streamer.cli.progress import StatusLine, on_terminal
 
 
-class BatchLine:
+class BatchLine(StatusLine):
     """The progress line of a batch on a terminal: sessions done, failed and running."""
 
-    def __init__(self) -> None:
-        self._shown = False
-
     def __call__(self, state: BatchProgress) -> None:
-        line = (
+        self.draw(
             f"streamer: batch {state.done} of {state.total} done, {state.failed} failed, "
             f"{state.running} running"
         )
-        sys.stderr.write("\r" + line + "\x1b[K")
-        sys.stderr.flush()
-        self._shown = True
-
-    def close(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
-@contextlib.contextmanager
-def batch_progress(quiet: bool) -> Iterator[BatchLine | None]:
-    if quiet or not sys.stderr.isatty():
-        yield None
-        return
-    display = BatchLine()
-    try:
-        yield display
-    finally:
-        display.close()
 
 
 @app.command("batch")
@@ -77,7 +53,7 @@ def batch_command(
     """Run every session of MANIFEST as 'streamer run' does, in parallel; one summary line
     per session in DIR/batch.jsonl, one JSON receipt line on stdout; exit status 4 when
     a session failed."""
-    with batch_progress(quiet) as progress:
+    with on_terminal(quiet, BatchLine) as progress:
         result = api.batch(
             config,
             manifest,

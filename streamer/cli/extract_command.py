@@ -7,9 +7,7 @@ receipt says which, and one error line per failed lane is printed on stderr.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -18,41 +16,24 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
+from streamer.cli.progress import StatusLine, on_terminal
 
 EXIT_INCOMPLETE = 4
-INTERVAL = 0.25
 
 
-class ChunkProgressLine:
+class ChunkProgressLine(StatusLine):
     """``streamer: extract spells 3/10, npcs 7/10`` redrawn on stderr (a terminal)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._done: dict[str, tuple[int, int]] = {}
-        self._shown = False
 
     def __call__(self, lane_id: str, done: int, total: int) -> None:
         self._done[lane_id] = (done, total)
-        line = ", ".join(f"{lane} {d}/{t}" for lane, (d, t) in self._done.items())
-        sys.stderr.write(f"\rstreamer: extract {line}\x1b[K")
-        sys.stderr.flush()
-        self._shown = True
-
-    def close(self) -> None:
-        if self._shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
-@contextlib.contextmanager
-def _progress(quiet: bool) -> Iterator[ChunkProgressLine | None]:
-    if quiet or not sys.stderr.isatty():
-        yield None
-        return
-    line = ChunkProgressLine()
-    try:
-        yield line
-    finally:
-        line.close()
+        self.draw(
+            "streamer: extract "
+            + ", ".join(f"{lane} {d}/{t}" for lane, (d, t) in self._done.items())
+        )
 
 
 @app.command("extract")
@@ -79,7 +60,7 @@ def extract_command(
 ) -> None:
     """Extract each lane's raw candidates with a model server or the built-in rules."""
     configuration = api.load_config(config)
-    with _progress(quiet) as progress:
+    with on_terminal(quiet, ChunkProgressLine) as progress:
         result = api.extract(
             configuration,
             source,

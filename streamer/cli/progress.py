@@ -12,9 +12,10 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 INTERVAL = 0.25
+Line = TypeVar("Line", bound="StatusLine")
 
 
 def human(size: int) -> str:
@@ -26,29 +27,14 @@ def human(size: int) -> str:
     raise AssertionError("unreachable")
 
 
-class TerminalProgress:
-    """A callable ``(bytes_read, total_or_None)`` that redraws one line on ``stream``."""
+class StatusLine:
+    """One line on ``stream`` (standard error), redrawn in place and erased at the end."""
 
-    def __init__(
-        self,
-        stream: TextIO | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        interval: float = INTERVAL,
-    ) -> None:
+    def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream if stream is not None else sys.stderr
-        self._clock = clock
-        self._interval = interval
-        self._next = clock()
         self._shown = False
 
-    def __call__(self, done: int, total: int | None) -> None:
-        now = self._clock()
-        if now < self._next:
-            return
-        self._next = now + self._interval
-        line = f"streamer: read {human(done)}"
-        if total:
-            line += f" of {human(total)} ({min(100, done * 100 // total)}%)"
+    def draw(self, line: str) -> None:
         self._stream.write("\r" + line + "\x1b[K")
         self._stream.flush()
         self._shown = True
@@ -61,15 +47,45 @@ class TerminalProgress:
             self._shown = False
 
 
+class TerminalProgress(StatusLine):
+    """A callable ``(bytes_read, total_or_None)`` that redraws one line on ``stream``."""
+
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        interval: float = INTERVAL,
+    ) -> None:
+        super().__init__(stream)
+        self._clock = clock
+        self._interval = interval
+        self._next = clock()
+
+    def __call__(self, done: int, total: int | None) -> None:
+        now = self._clock()
+        if now < self._next:
+            return
+        self._next = now + self._interval
+        line = f"streamer: read {human(done)}"
+        if total:
+            line += f" of {human(total)} ({min(100, done * 100 // total)}%)"
+        self.draw(line)
+
+
 @contextlib.contextmanager
-def showing_progress(quiet: bool) -> Iterator[TerminalProgress | None]:
-    """The progress display for a command: none when quiet or when stderr is not a
-    terminal; erased when the command ends, however it ends."""
+def on_terminal(quiet: bool, make: Callable[[], Line]) -> Iterator[Line | None]:
+    """A status line made by ``make``: none when quiet or when stderr is not a terminal;
+    erased when the command ends, however it ends."""
     if quiet or sys.stderr is None or not sys.stderr.isatty():
         yield None
         return
-    display = TerminalProgress()
+    line = make()
     try:
-        yield display
+        yield line
     finally:
-        display.close()
+        line.close()
+
+
+def showing_progress(quiet: bool) -> contextlib.AbstractContextManager[TerminalProgress | None]:
+    """The bytes-read progress line of a command that reads a source document."""
+    return on_terminal(quiet, TerminalProgress)
