@@ -7,13 +7,11 @@ from __future__ import annotations
 import signal
 import threading
 
-import pytest
-
 from streamer.cli import main as cli_main
 from streamer.extraction.signals import run_until_signal
 
 
-def test_a_run_in_another_thread_leaves_signals_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_in_another_thread_leaves_signals_alone() -> None:
     previous = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, cli_main._terminate)
     try:
