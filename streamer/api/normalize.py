@@ -30,7 +30,7 @@ from streamer.normalization.glossary import Glossary, load_glossary
 from streamer.normalization.lanes import LaneResult, cited, glossary_lane, normalize_lane, spec_of
 from streamer.normalization.rejections import rejection_lines
 from streamer.normalization.source_index import SourceIndexTap
-from streamer.output.bundle_publication import staged_bundle
+from streamer.output.bundle_publication import check_destination, staged_bundle
 
 REJECTIONS_FILE = "rejections.jsonl"
 
@@ -59,26 +59,13 @@ def check_output_dir(destination: Path, *, force: bool) -> None:
     """Fail (a usage error, before any input is read) unless ``destination`` can be made:
     it must not exist, or with ``force`` be a former output (holding rejections.jsonl) or
     an empty folder."""
-    name = destination.name
-    if not name or name in {".", "..", "-"}:
-        raise ConfigurationError("--output-dir must name the folder to create")
-    parent = destination.parent
-    if not parent.is_dir():
-        raise ConfigurationError(f"output folder for {name} does not exist", hint="create it first")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigurationError(f"output folder for {name} is not writable")
-    if not os.path.lexists(destination):
-        return
-    if not force:
-        raise ConfigurationError(f"output {name} already exists", hint="use --force to replace it")
-    if destination.is_symlink() or not destination.is_dir():
-        raise ConfigurationError(f"output {name} exists and is not a folder; it is never replaced")
-    if not (destination / REJECTIONS_FILE).is_file() and any(destination.iterdir()):
-        raise ConfigurationError(
-            f"output {name} is a folder without {REJECTIONS_FILE}, not a normalize output; "
-            "it is never replaced",
-            hint="choose another --output-dir, or remove the folder yourself",
-        )
+    check_destination(
+        destination,
+        force=force,
+        marker=REJECTIONS_FILE,
+        option="--output-dir",
+        what="normalize output",
+    )
 
 
 def glossary_of(config: Configuration, glossary: str | os.PathLike[str] | None) -> Glossary:

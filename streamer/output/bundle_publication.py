@@ -53,10 +53,10 @@ _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 
 
-def _check_parent(destination: Path) -> None:
+def _check_parent(destination: Path, option: str = "--output", what: str = "bundle") -> None:
     name = destination.name
     if not name or name in {".", "..", "-"}:
-        raise ConfigurationError("--output must name the bundle folder to create")
+        raise ConfigurationError(f"{option} must name the {what} folder to create")
     parent = destination.parent
     if not parent.is_dir():
         raise ConfigurationError(f"output folder for {name} does not exist", hint="create it first")
@@ -67,7 +67,9 @@ def _check_parent(destination: Path) -> None:
         )
 
 
-def _check_existing(destination: Path, *, force: bool, marker: str) -> None:
+def _check_existing(
+    destination: Path, *, force: bool, marker: str, option: str = "--output", what: str = "bundle"
+) -> None:
     name = destination.name
     if not os.path.lexists(destination):
         return
@@ -77,19 +79,27 @@ def _check_existing(destination: Path, *, force: bool, marker: str) -> None:
         raise ConfigurationError(f"output {name} exists and is not a folder; it is never replaced")
     if not (destination / marker).is_file() and any(destination.iterdir()):
         raise ConfigurationError(
-            f"output {name} is a folder without {marker}, not a bundle; it is never replaced",
-            hint="choose another --output, or remove the folder yourself",
+            f"output {name} is a folder without {marker}, not a {what}; it is never replaced",
+            hint=f"choose another {option}, or remove the folder yourself",
         )
 
 
-def check_destination(destination: Path, *, force: bool, marker: str) -> None:
+def check_destination(
+    destination: Path,
+    *,
+    force: bool,
+    marker: str,
+    option: str = "--output",
+    what: str = "bundle",
+) -> None:
     """Fail (a usage error, before any input is read) unless ``destination`` can be published.
 
-    A folder holding ``marker`` (a bundle) or an empty folder may be replaced with
-    ``force``; anything else is never replaced.
+    A folder holding ``marker`` (a bundle; for ``what`` else, its own file) or an empty
+    folder may be replaced with ``force``; anything else is never replaced. ``option``
+    names the command's option in messages.
     """
-    _check_parent(destination)
-    _check_existing(destination, force=force, marker=marker)
+    _check_parent(destination, option, what)
+    _check_existing(destination, force=force, marker=marker, option=option, what=what)
 
 
 def lock_path(destination: Path) -> Path:
