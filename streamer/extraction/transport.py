@@ -26,17 +26,13 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import msgspec
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
+
+if TYPE_CHECKING:  # imported where used: every command but extract starts without them
+    import httpx
+    from tenacity import RetryCallState
 
 BACKOFF_INITIAL_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -134,6 +130,8 @@ class _Wait:
     jitter."""
 
     def __init__(self) -> None:
+        from tenacity import wait_exponential_jitter
+
         self._backoff = wait_exponential_jitter(
             initial=BACKOFF_INITIAL_S, max=BACKOFF_MAX_S, jitter=BACKOFF_INITIAL_S
         )
@@ -184,6 +182,8 @@ class ChatTransport:
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        import httpx
+
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
@@ -211,6 +211,8 @@ class ChatTransport:
     ) -> Completion:
         """One completion; ``on_send`` is called for every request sent (retries
         included). Raises ``RequestFailed``."""
+        from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+
         payload = msgspec.json.encode(body)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._max_retries + 1),
@@ -234,6 +236,8 @@ class ChatTransport:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _send(self, payload: bytes) -> Completion:
+        import httpx
+
         if self._rate is not None:
             await self._rate.wait()
         async with self._slots:
