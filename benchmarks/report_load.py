@@ -34,6 +34,7 @@ import orjson
 
 from streamer.framework.canonical_json import SemanticDigest
 
+# Debian's chromium, started as the browser tests start it (tests/test_report_browser.py).
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless",

@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
+from benchmarks.report_load import ARGS
+from benchmarks.report_load import CHROMIUM as BENCH_CHROMIUM
 from streamer import api
 from tests.report_support import (
     PLANTED,
@@ -27,16 +29,7 @@ from tests.report_support import (
     hostile_case,
 )
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = Path(BENCH_CHROMIUM)
 BIG_UNITS = 100_000
 PAGE = 100  # rows a unit list shows at once (report.js)
 
