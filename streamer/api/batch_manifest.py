@@ -21,9 +21,11 @@ from typing import Any
 import msgspec
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.regular_files import MIB, read_regular_text
 from streamer.framework.safe_text import quoted
 from streamer.importers.formats import FORMATS
 
+MANIFEST_MAX_BYTES = 16 * MIB  # read whole: about 100,000 sessions
 COLUMNS = ("transcript", "format", "document_id")
 REQUIRED = ("transcript", "format")
 RESERVED_SUFFIXES = (".work", ".html", ".jsonl")
@@ -136,15 +138,14 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Session, ...]:
     """Every session of the manifest at ``path``, checked; a ``ConfigurationError`` (exit
     status 2) names the first bad row."""
     manifest = Path(path)
-    try:
-        text = manifest.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigurationError(
-            f"manifest {manifest.name} does not exist", hint="check MANIFEST"
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise ConfigurationError(f"manifest {manifest.name} cannot be read ({reason})") from None
+    text = read_regular_text(
+        manifest,
+        MANIFEST_MAX_BYTES,
+        f"manifest {manifest.name}",
+        ConfigurationError,
+        missing_hint="check MANIFEST",
+        encoding="utf-8-sig",
+    )
     rows = _rows_jsonl(text) if _is_jsonl(manifest, text) else _rows_csv(text)
     sessions: list[Session] = []
     seen: dict[str, int] = {}

@@ -27,7 +27,7 @@ from streamer.configuration.model import (
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-from streamer.framework.regular_files import MIB, read_regular_file
+from streamer.framework.regular_files import MIB, read_regular_text
 from streamer.framework.safe_text import quoted
 
 LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
@@ -37,13 +37,9 @@ CONFIG_MAX_BYTES = MIB
 
 def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configuration:
     what = f"configuration file {path.name}"
-    try:
-        data = read_regular_file(path, CONFIG_MAX_BYTES, what, ConfigurationError)
-        text = data.decode("utf-8")
-    except FileNotFoundError:
-        raise ConfigurationError(f"{what} does not exist", hint="check --config") from None
-    except UnicodeDecodeError:
-        raise ConfigurationError(f"{what} cannot be read (not UTF-8 text)") from None
+    text = read_regular_text(
+        path, CONFIG_MAX_BYTES, what, ConfigurationError, missing_hint="check --config"
+    )
     configuration = resolve_configuration(load_yaml(text), registry, path.parent)
     return dataclasses.replace(configuration, path=path)
 

@@ -23,6 +23,25 @@ def describe_bound(limit: int) -> str:
     return f"{limit // MIB} MiB" if limit % MIB == 0 else f"{limit} bytes"
 
 
+def read_regular_text(
+    path: Path,
+    limit: int,
+    what: str,
+    error: type[StreamerError],
+    *,
+    missing_hint: str,
+    encoding: str = "utf-8",
+) -> str:
+    """``read_regular_file`` decoded as ``encoding``: a missing file, bytes that are not
+    text and everything ``read_regular_file`` refuses each raise ``error`` naming ``what``."""
+    try:
+        return read_regular_file(path, limit, what, error).decode(encoding)
+    except FileNotFoundError:
+        raise error(f"{what} does not exist", hint=missing_hint) from None
+    except UnicodeDecodeError:
+        raise error(f"{what} cannot be read (not UTF-8 text)") from None
+
+
 def read_regular_file(
     path: Path, limit: int, what: str, error: type[StreamerError], *, hint: str | None = None
 ) -> bytes:

@@ -25,9 +25,11 @@ from typing import Any
 
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.regular_files import MIB, read_regular_text
 from streamer.framework.safe_text import quoted
 from streamer.normalization.names import Names, name_key
 
+GLOSSARY_MAX_BYTES = 1 * MIB  # read whole, as the configuration is
 NAMES = "names"
 
 
@@ -42,15 +44,13 @@ class Glossary:
 def load_glossary(path: Path, sections: Collection[str]) -> Glossary:
     """Read and check the glossary at ``path``; ``sections``: the accepted section names."""
     where = f"glossary {path.name}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigurationError(
-            f"{where} does not exist", hint="check --glossary or pipeline.normalization.glossary"
-        ) from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise ConfigurationError(f"{where} cannot be read ({reason})") from None
+    text = read_regular_text(
+        path,
+        GLOSSARY_MAX_BYTES,
+        where,
+        ConfigurationError,
+        missing_hint="check --glossary or pipeline.normalization.glossary",
+    )
     try:
         data = load_yaml(text)
     except ConfigurationError as error:
