@@ -15,7 +15,7 @@ from streamer.api.lanes import (
 )
 from streamer.api.outputs import check_inputs_outside, config_input
 from streamer.api.run_options import RunOptions, read_options, warning
-from streamer.api.sources import Source, source_batches
+from streamer.api.sources import Source, check_jobs, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -70,6 +70,7 @@ def bundle(
     the chunk map and, when evidence publication is enabled, projects the evidence
     context. The bundle is assembled in a temporary sibling folder and swapped into place.
     """
+    check_jobs(options.get("jobs", 1))
     destination = Path(output)
     run_lanes = effective_lanes(config, options.get("lanes"))
     warn = warning(options)

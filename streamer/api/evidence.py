@@ -9,7 +9,7 @@ from typing import IO, Unpack
 from streamer.api.lanes import effective_lanes, lane_inputs, read_lane_outputs
 from streamer.api.outputs import config_input, publish_to, resolve_output
 from streamer.api.run_options import RunOptions, read_options, warning
-from streamer.api.sources import Source, source_batches
+from streamer.api.sources import Source, check_jobs, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -72,6 +72,7 @@ def evidence(
     Every validation completes before the first output byte; a file is written to a
     temporary sibling and renamed into place, so a failed run writes nothing.
     """
+    check_jobs(options.get("jobs", 1))
     run_lanes = effective_lanes(config, options.get("lanes"))
     inputs = [("--source", source), *config_input(config.path)]
     destination = resolve_output(output, [*inputs, *lane_inputs(lanes_dir, run_lanes)])

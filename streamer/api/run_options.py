@@ -3,8 +3,8 @@
 ``chunk`` takes the ``ReadOptions``; ``project``, ``evidence`` and ``bundle`` take the
 ``RunOptions`` (the same, and the lanes of the run). Every key is optional; its default is
 where it is used: ``source_batches`` (``buffer_size`` 1 MiB, ``batch_units`` 256,
-``progress`` none), ``effective_lanes`` (every configured lane) and ``read_lane_outputs``
-(warnings printed on standard error).
+``jobs`` 1, ``progress`` none), ``effective_lanes`` (every configured lane) and
+``read_lane_outputs`` (warnings printed on standard error).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ class ReadOptions(TypedDict, total=False):
 
     buffer_size: int  # bytes asked of the source per read
     batch_units: int  # units a batch of the JSON form holds
+    jobs: int  # worker processes that parse the source's blocks; 1: none (in process)
     progress: Progress | None  # called with (bytes read, total or None)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Unpack
 from streamer.framework.errors import (
     ConfigurationError,
 )
+from streamer.framework.source.parallel import MAX_JOBS
 from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     JSON_BATCH_UNITS,
@@ -151,6 +152,16 @@ def _without_cycle_collection() -> Iterator[None]:
 Batches = Iterable[Batch]
 
 
+def check_jobs(jobs: int) -> int:
+    """``jobs`` if it is a number of worker processes ``source_batches`` accepts."""
+    if type(jobs) is not int or not 1 <= jobs <= MAX_JOBS:
+        raise ConfigurationError(
+            f"--jobs must be a whole number from 1 to {MAX_JOBS}",
+            hint="1 (the default) parses in the main process; raise it to the spare cores",
+        )
+    return jobs
+
+
 @contextlib.contextmanager
 def source_batches(
     source: Source,
@@ -159,12 +170,18 @@ def source_batches(
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted.
-    ``options``: ``buffer_size`` (1 MiB), ``batch_units`` (256), ``progress`` (none)."""
+    ``options``: ``buffer_size`` (1 MiB), ``batch_units`` (256), ``jobs`` (1: parsed in
+    this process; N: by N worker processes, ended with the pass), ``progress`` (none)."""
+    jobs = check_jobs(options.get("jobs", 1))
     with open_source(source, options.get("progress")) as stream, _without_cycle_collection():
         reader = SourceDocumentReader(
             stream,
             buffer_size=options.get("buffer_size", DEFAULT_BUFFER_SIZE),
             batch_units=options.get("batch_units", JSON_BATCH_UNITS),
+            jobs=jobs,
         )
         batches = reader.batches()
-        yield (batches if tap is None else tap(batches)), lambda: reader.identity
+        try:
+            yield (batches if tap is None else tap(batches)), lambda: reader.identity
+        finally:
+            batches.close()  # now, not when collected: its worker processes end with it

@@ -23,6 +23,7 @@ def bundle_command(
     force: bool = typer.Option(
         False, "--force", help="Replace an existing bundle folder (atomically)."
     ),
+    jobs: int = options.JOBS,
     quiet: bool = options.QUIET,
 ) -> None:
     """Publish the bundle folder: index, lane payloads, chunk map and, when enabled, the
@@ -31,6 +32,13 @@ def bundle_command(
     configuration = api.load_config(config)
     with showing_progress(quiet) as progress:
         result = api.bundle(
-            configuration, source, lanes_dir, output, lanes=lane, force=force, progress=progress
+            configuration,
+            source,
+            lanes_dir,
+            output,
+            lanes=lane,
+            force=force,
+            jobs=jobs,
+            progress=progress,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))

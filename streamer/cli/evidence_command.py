@@ -17,9 +17,18 @@ def evidence_command(
     lanes_dir: Path = options.LANES_DIR,
     lane: list[str] = options.LANE,
     output: str = options.output("evidence-context.json"),
+    jobs: int = options.JOBS,
     quiet: bool = options.QUIET,
 ) -> None:
     """Publish the evidence-context document for the allowlisted lanes."""
     configuration = api.load_config(config)
     with showing_progress(quiet) as progress:
-        api.evidence(configuration, source, lanes_dir, lanes=lane, output=output, progress=progress)
+        api.evidence(
+            configuration,
+            source,
+            lanes_dir,
+            lanes=lane,
+            output=output,
+            jobs=jobs,
+            progress=progress,
+        )

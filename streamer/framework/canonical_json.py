@@ -65,6 +65,13 @@ class SemanticDigest:
             self._hash.update(memoryview(lines)[1:-1])
             self._hash.update(b"\n")
 
+    def add_canonical_lines(self, lines: bytes) -> None:
+        """Add validated units given as the lines ``add_canonical_list`` makes of their
+        list, each ending with a newline (how worker processes hand them over)."""
+        if lines:
+            self._flush()
+            self._hash.update(lines)
+
     def _flush(self) -> None:
         if self._batch:
             self._batch.append(b"")

@@ -31,7 +31,7 @@ import array
 import bisect
 import itertools
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -151,7 +151,10 @@ class _Coverage:
         self.positions: dict[str, int] = {}
         self.open: dict[int, int] = {}  # reference index -> start position (end not seen)
         self.closed: list[tuple[int, int]] = []  # expanded intervals that may still matter
-        self.pending: list[SourceUnit] = []  # undecided units, from position ``decided``
+        # the batches holding undecided units (from position ``decided``), with the
+        # position of their first unit: whole, since a batch may decode its units only
+        # when they are taken (``source.parallel``)
+        self.pending: list[tuple[int, Sequence[SourceUnit]]] = []
         self.decided = 0  # first undecided position
 
     def read(self, ids: list[str], base: int) -> None:
@@ -180,6 +183,21 @@ class _Coverage:
                 start = self.open.pop(index, None)
                 if start is not None:
                     self.closed.append((start - window, position + window))
+
+    def units(self, low: int, high: int) -> list[SourceUnit]:
+        """The pending units at positions ``low`` to ``high``."""
+        taken: list[SourceUnit] = []
+        for start, units in self.pending:
+            if start > high:
+                break
+            if start + len(units) > low:
+                taken += units[max(low - start, 0) : high + 1 - start]
+        return taken
+
+    def release(self) -> None:
+        """Forget the batches whose units are all decided."""
+        decided = self.decided
+        self.pending = [(s, units) for s, units in self.pending if s + len(units) > decided]
 
     def covered(self, last: int) -> list[tuple[int, int]]:
         """The covered runs among the undecided positions up to ``last``, merged."""
@@ -226,9 +244,10 @@ def project_evidence(
         try:
             for units, ids in batches:
                 coverage.read(ids, base)
+                coverage.pending.append((base, units))
                 base += len(units)
-                writer.emit(coverage, [*coverage.pending, *units], base - 1 - window)
-            writer.emit(coverage, coverage.pending, base - 1)
+                writer.emit(coverage, base - 1 - window)
+            writer.emit(coverage, base - 1)
         except _SpoolFull as full:
             raise _spool_error(full, coverage) from None
         contexts = writer.finish()
@@ -256,20 +275,18 @@ class _SpoolWriter:
         # The hash of every published unit ID, 8 bytes each: far smaller than the IDs.
         self.hashes = array.array("q")
 
-    def emit(self, coverage: _Coverage, units: list[SourceUnit], last: int) -> None:
-        """Decide the undecided ``units`` (from ``coverage.decided``) up to ``last``."""
-        first = coverage.decided
-        if last < first:
-            coverage.pending = units
+    def emit(self, coverage: _Coverage, last: int) -> None:
+        """Decide the undecided units (``coverage.pending``) up to position ``last``."""
+        if last < coverage.decided:
             return
         for low, high in coverage.covered(last):
             if self.run is not None and low > self.run.end_position + 1:
                 self._close()
-            self._write(low, units[low - first : high - first + 1])
+            self._write(low, coverage.units(low, high))
         if self.run is not None and self.run.end_position < last:
             self._close()
-        coverage.pending = units[last + 1 - first :]
         coverage.decided = last + 1
+        coverage.release()
 
     def _write(self, position: int, segment: list[SourceUnit]) -> None:
         """Publish the contiguous ``segment`` of covered units starting at ``position``."""

@@ -27,7 +27,7 @@ import codecs
 import io
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal
 
@@ -67,6 +67,20 @@ _JSON_WS = " \t\n\r"
 _BYTES_WS = b" \t\n\r"
 
 SourceForm = Literal["json", "jsonl"]
+_NESTING_HINT = f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)"
+
+
+class UnitsError(Exception):
+    """An error of the JSON form placed by the number of items of ``units`` before it,
+    known only once the items read before it have been parsed: ``after(count)`` is the
+    ``SourceError``."""
+
+    def __init__(self, message: str, suffix: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.suffix, self.hint = message, suffix, hint
+
+    def after(self, count: int) -> SourceError:
+        return SourceError(f"{self.message} {_place(count)}{self.suffix}", hint=self.hint)
 
 
 @dataclass(frozen=True)
@@ -246,9 +260,11 @@ class SourceDocumentReader:
         *,
         buffer_size: int = DEFAULT_BUFFER_SIZE,
         batch_units: int = JSON_BATCH_UNITS,
+        jobs: int = 1,
     ) -> None:
         self._buffer_size = max(buffer_size, 1)
         self._batch_units = max(batch_units, 1)
+        self._jobs = jobs
         self._envelope: dict[str, str] = {}
         self._identity: DocumentIdentity | None = None
         self._digest = SemanticDigest()
@@ -357,7 +373,7 @@ class SourceDocumentReader:
         for batch in self.batches():
             yield from batch.units
 
-    def batches(self) -> Iterator[Batch]:
+    def batches(self) -> Generator[Batch, None, None]:
         """The validated units in document order, a batch at a time.
 
         Parsing, validation and digesting work on whole batches, which is what keeps the
@@ -371,7 +387,13 @@ class SourceDocumentReader:
         self._read = True
         return self._batches()
 
-    def _batches(self) -> Iterator[Batch]:
+    def _batches(self) -> Generator[Batch, None, None]:
+        if self._jobs > 1:  # the blocks parsed by worker processes (``source.parallel``)
+            from streamer.framework.source.parallel import parallel_batches
+
+            self._count = yield from parallel_batches(self, self._digest, self._jobs)
+            self._identity = self._finish()
+            return
         batches = self._json_batches() if self.form == "json" else self._jsonl_batches()
         digest = self._digest
         count = 0
@@ -383,31 +405,52 @@ class SourceDocumentReader:
         self._identity = self._finish()
 
     def _jsonl_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
-        stream = self._stream
         lines = _JsonLines(first_line=2)
+        for block in self._jsonl_blocks():
+            yield from lines.parse(block)
+
+    def _jsonl_blocks(self) -> Iterator[bytes]:
+        """The lines after the header, in blocks of whole lines."""
+        stream = self._stream
         block_size = self._buffer_size
         while block := stream.read(block_size):
             if not block.endswith(b"\n"):
                 block = b"".join((block, stream.readline()))  # complete the last line
-            yield from lines.parse(block)
+            yield block
 
     def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         """The items of ``units``, a buffer's complete items at a time, then the members
-        after ``units``. The stream is positioned just after the ``[`` of ``units``."""
+        after ``units``."""
+        count = 0
+        try:
+            for run, final in self._json_runs():
+                for units, listed, ids in self._run(run, count, final=final):
+                    count += len(units)
+                    yield units, listed, ids
+        except UnitsError as error:
+            raise error.after(count) from None
+
+    def _json_runs(self) -> Iterator[tuple[bytes, bool]]:
+        """The runs of complete items of ``units`` (each with the separator before it;
+        ``True`` with the last one, at the end of ``units``), then, once the members after
+        ``units`` have been read, nothing. The stream is positioned just after the ``[``
+        of ``units``. An error whose place is the number of items read before it is a
+        ``UnitsError``: the runs may be read ahead of their parsing."""
         stream = self._stream
         scan = NestingScan(depth=2)
         pending: list[bytes] = []  # the bytes of items not yet complete
         tail: list[bytes] | None = None  # what follows ``units``
-        count = 0
         while chunk := stream.read(self._buffer_size):
             try:
                 neutral, profile = scan.feed(chunk)
             except NestingError as error:
-                place = "after $.units" if tail is not None else _place(count)
-                raise SourceError(
-                    f"the source document is {error.message} {place}",
-                    hint=f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)",
-                ) from None
+                if tail is not None:
+                    raise SourceError(
+                        f"the source document is {error.message} after $.units",
+                        hint=_NESTING_HINT,
+                    ) from None
+                message = f"the source document is {error.message}"
+                raise UnitsError(message, "", _NESTING_HINT) from None
             if tail is not None:
                 if max(profile) > 1:
                     self._tail_container(b"".join((*tail, chunk)))
@@ -417,8 +460,7 @@ class SourceDocumentReader:
             end = _first(profile, 1)
             if end is not None:  # ``units`` ends in this buffer
                 position = bracket_position(neutral, scan.in_string, brackets - end + 1)
-                run = b"".join((*pending, chunk[:position]))
-                yield from self._run(run, count, final=True)
+                yield b"".join((*pending, chunk[:position])), True
                 tail = [chunk[position + 1 :]]
                 if max(profile[end:]) > 1:
                     self._tail_container(tail[0])
@@ -430,49 +472,17 @@ class SourceDocumentReader:
             position = bracket_position(neutral, scan.in_string, brackets - last + 1)
             run = b"".join((*pending, chunk[: position + 1]))
             pending = [chunk[position + 1 :]]
-            for units, listed, ids in self._run(run, count, final=False):
-                count += len(units)
-                yield units, listed, ids
+            yield run, False
         if tail is None:
-            raise SourceError(
-                f"the source document is not valid JSON {_place(count)}: "
-                "the input ends inside $.units"
+            raise UnitsError(
+                "the source document is not valid JSON", ": the input ends inside $.units"
             )
         self._read_trailing_members(b"".join(tail))
 
     def _run(
         self, run: bytes, base: int, *, final: bool
     ) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
-        """Decode ``run``: complete items of ``units`` (the first at index ``base``), with
-        the separator before them; at the end of ``units`` (``final``) it may hold none."""
-        body = run.lstrip(_BYTES_WS)
-        if not body and final:
-            return
-        if base:
-            if body[:1] != b",":
-                raise SourceError(f"the source document is not valid JSON {_place(base)}")
-            body = body[1:]
-        units = decode_array(b"[" + body + b"]")
-        if units is None:
-            _locate_item_problem(body, base)
-            raise SourceError(  # pragma: no cover - the two validations disagree
-                f"$.units[{base}]: a unit of this batch breaks the contract"
-            )
-        step = self._batch_units
-        batches = []
-        kept = []
-        quotes = size = 0
-        for offset in range(0, len(units), step):
-            part = units[offset : offset + step]
-            listed, ids, dropped = canonical_units(part, _json_path_from(base + offset))
-            kept.append(listed[1:-1])
-            quotes, size = quotes + dropped.quotes, size + dropped.size
-            batches.append((part, listed, ids))
-        listed = b"[" + b",".join(kept) + b"]"
-        # a raw newline is white space between items: counting them keeps the check exact
-        if has_duplicate_members(body, body.count(b"\n"), listed, Dropped(quotes, size)):
-            _locate_item_problem(body, base)  # when there is one
-        yield from batches
+        return json_run(run, base, final, self._batch_units)
 
     def _tail_container(self, tail: bytes) -> None:
         """Fail on the member after ``units`` whose value is an array or object (it is
@@ -548,6 +558,41 @@ class SourceDocumentReader:
         if self._identity is None:
             raise RuntimeError("the source document has not been read to its end")
         return self._identity
+
+
+def json_run(
+    run: bytes, base: int, final: bool, step: int
+) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
+    """Decode ``run``: complete items of ``units`` (the first at index ``base``), with
+    the separator before them; at the end of ``units`` (``final``) it may hold none. The
+    units come in batches of ``step``; all are validated before the first is yielded."""
+    body = run.lstrip(_BYTES_WS)
+    if not body and final:
+        return
+    if base:
+        if body[:1] != b",":
+            raise SourceError(f"the source document is not valid JSON {_place(base)}")
+        body = body[1:]
+    units = decode_array(b"[" + body + b"]")
+    if units is None:
+        _locate_item_problem(body, base)
+        raise SourceError(  # pragma: no cover - the two validations disagree
+            f"$.units[{base}]: a unit of this batch breaks the contract"
+        )
+    batches = []
+    kept = []
+    quotes = size = 0
+    for offset in range(0, len(units), step):
+        part = units[offset : offset + step]
+        listed, ids, dropped = canonical_units(part, _json_path_from(base + offset))
+        kept.append(listed[1:-1])
+        quotes, size = quotes + dropped.quotes, size + dropped.size
+        batches.append((part, listed, ids))
+    listed = b"[" + b",".join(kept) + b"]"
+    # a raw newline is white space between items: counting them keeps the check exact
+    if has_duplicate_members(body, body.count(b"\n"), listed, Dropped(quotes, size)):
+        _locate_item_problem(body, base)  # when there is one
+    yield from batches
 
 
 def _locate_item_problem(body: bytes, base: int) -> None:

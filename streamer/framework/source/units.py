@@ -12,7 +12,7 @@ content-safe error.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -80,7 +80,7 @@ class Batch(NamedTuple):
     """Validated units in document order, with their unit IDs (read in the same loop
     that checks them: each unit is touched once while it is still in cache)."""
 
-    units: list[SourceUnit]
+    units: Sequence[SourceUnit]  # a list, or decoded on demand (``source.parallel``)
     ids: list[str]
 
 

@@ -1,0 +1,424 @@
+"""A source document parsed by worker processes (``--jobs N``), with the result of one.
+
+The main process reads the document as it does alone: the head, the blocks (JSON Lines:
+blocks of whole lines; the JSON form: the runs of complete items that ``NestingScan``
+cuts) and the members after ``units``. Each block is parsed and validated in one of N
+worker processes (``OrderedPool``: one pair of pipes each, blocks handed out round-robin
+and their results taken back in the same order, at most ``IN_FLIGHT`` a worker). A
+worker returns the canonical lines of the block's units (what the semantic digest
+hashes) and their unit IDs, or that the block failed. The main process hashes the lines
+in document order, hands the IDs to coverage and decodes from the lines only the units
+it publishes (``CanonicalUnits``).
+
+Every error is the one the main process alone gives: a block that failed in a worker
+(or whose parse depends on what came before it: a blank line before it, the first item
+of ``units``) is parsed again in the main process, in its place, by the same code, and an
+error of the reading itself (a block too deeply nested, the members after ``units``) is
+raised only once the blocks before it have been taken back. So ``--jobs N`` publishes the
+bytes and fails with the messages of ``--jobs 1``.
+
+The workers are forked with the terminating signals blocked (the main process decides:
+it kills them when it ends, however it ends) and also end when their task pipe closes,
+or when the main process dies (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import fcntl
+import multiprocessing
+import os
+import select
+import signal
+import struct
+import sys
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, overload
+
+import msgspec
+
+from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.errors import StreamerError
+from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.units import Batch
+
+if TYPE_CHECKING:
+    from streamer.framework.source.reader import SourceDocumentReader
+
+MAX_JOBS = 64
+IN_FLIGHT = 2  # blocks handed to a worker and not yet taken back
+_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+_PR_SET_PDEATHSIG = 1
+PIPE_SIZE = 1 << 20
+
+Work = Callable[[bytes], bytes]
+
+
+class WorkerError(StreamerError):
+    """A worker process ended without returning its block (exit status 1)."""
+
+
+_HEADER = struct.Struct("<Q")  # the size of the message that follows
+
+
+def _read_exact(descriptor: int, size: int) -> bytearray | None:
+    """``size`` bytes from a blocking ``descriptor``; ``None`` at its end."""
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    done = 0
+    while done < size:
+        got = os.readv(descriptor, [view[done:]])
+        if not got:
+            return None
+        done += got
+    return buffer
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+
+
+def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
+    """A worker's loop: each task read from ``tasks`` is answered on ``results``, in
+    order, until ``tasks`` ends (or ``results`` is closed)."""
+    for descriptor in inherited:  # the main process's ends of its pipes to the workers
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+    if sys.platform == "linux":
+        with contextlib.suppress(Exception):  # no orphan when the main process is killed
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    try:
+        while (header := _read_exact(tasks, _HEADER.size)) is not None:
+            task = _read_exact(tasks, _HEADER.unpack(header)[0])
+            if task is None:
+                return
+            result = work(bytes(task))
+            _write_all(results, _HEADER.pack(len(result)))
+            _write_all(results, result)
+    except OSError:  # the main process is gone
+        return
+
+
+def _enlarge(descriptor: int) -> None:
+    """Give the pipe of ``descriptor`` room for a block (Linux caps it, by default at
+    1 MiB; elsewhere, or refused, it keeps its size): fewer wake-ups a block."""
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setting is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(descriptor, setting, PIPE_SIZE)
+
+
+class _Worker:
+    """The main process's side of one worker: its pipes (non-blocking), the tasks not yet
+    written and the results read."""
+
+    def __init__(self, process: multiprocessing.process.BaseProcess, tasks: int, results: int):
+        self.process = process
+        self.tasks = tasks
+        self.results = results
+        self.outgoing: collections.deque[memoryview] = collections.deque()
+        self.expected = 0  # results not yet read whole
+        self.done: collections.deque[bytearray] = collections.deque()
+        self._header = bytearray(_HEADER.size)
+        self._buffer: bytearray | None = None  # the result being read
+        self._filled = 0
+
+    def submit(self, task: bytes) -> None:
+        self.outgoing.append(memoryview(_HEADER.pack(len(task))))
+        self.outgoing.append(memoryview(task))
+        self.expected += 1
+
+    def write(self) -> None:
+        outgoing = self.outgoing
+        while outgoing:
+            try:
+                written = os.write(self.tasks, outgoing[0])
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                raise _ended() from None
+            if written == len(outgoing[0]):
+                outgoing.popleft()
+            else:
+                outgoing[0] = outgoing[0][written:]
+
+    def read(self) -> None:
+        while self.expected:
+            buffer = self._buffer
+            target = self._header if buffer is None else buffer
+            try:
+                got = os.readv(self.results, [memoryview(target)[self._filled :]])
+            except BlockingIOError:
+                return
+            if not got:
+                raise _ended()
+            self._filled += got
+            if self._filled < len(target):
+                continue
+            self._filled = 0
+            if buffer is None:
+                self._buffer = bytearray(_HEADER.unpack(self._header)[0])
+                if self._buffer:
+                    continue
+            self.done.append(self._buffer if self._buffer is not None else bytearray())
+            self._buffer = None
+            self.expected -= 1
+
+
+def _ended() -> WorkerError:
+    return WorkerError(
+        "a worker process of --jobs ended before returning its block",
+        hint="it may have been killed (out of memory?); try a lower --jobs",
+    )
+
+
+class OrderedPool:
+    """N worker processes applying ``work`` to byte strings, results in task order.
+
+    The main process never blocks on one pipe: it writes the tasks and reads the results
+    of every worker as their pipes allow (``poll``), so a worker is never left waiting
+    for it to read, and neither waits on the other.
+    """
+
+    def __init__(self, jobs: int, work: Work) -> None:
+        self.jobs = jobs
+        self._work = work
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> OrderedPool:
+        context = multiprocessing.get_context("fork")
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # inherited by the fork
+        try:
+            for _ in range(self.jobs):
+                task_out, task_in = os.pipe()
+                result_out, result_in = os.pipe()
+                _enlarge(task_in)
+                _enlarge(result_in)
+                ours = [d for w in self._workers for d in (w.tasks, w.results)]
+                process = context.Process(
+                    target=_serve,
+                    args=(self._work, task_out, result_in, [*ours, task_in, result_out]),
+                    daemon=True,
+                )
+                worker = _Worker(process, task_in, result_out)
+                self._workers.append(worker)
+                try:
+                    process.start()
+                finally:
+                    os.close(task_out)
+                    os.close(result_in)
+                os.set_blocking(task_in, False)
+                os.set_blocking(result_out, False)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End every worker now (they hold nothing that must be finished)."""
+        for worker in self._workers:
+            for descriptor in (worker.tasks, worker.results):
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+            with contextlib.suppress(Exception):
+                worker.process.kill()
+        for worker in self._workers:
+            with contextlib.suppress(Exception):
+                worker.process.join()
+                worker.process.close()
+        self._workers = []
+
+    def _pump(self) -> None:
+        """Wait until some pipe is ready, then write and read what they allow."""
+        poll = select.poll()
+        for worker in self._workers:
+            if worker.outgoing:
+                poll.register(worker.tasks, select.POLLOUT)
+            if worker.expected:
+                poll.register(worker.results, select.POLLIN)
+        ready = {descriptor for descriptor, _ in poll.poll()}
+        for worker in self._workers:
+            if worker.tasks in ready:
+                worker.write()
+            if worker.results in ready:
+                worker.read()
+
+    def map(self, tasks: Iterable[bytes]) -> Iterator[tuple[bytes, bytearray]]:
+        """``(task, work(task))`` for each of ``tasks``, in order. An exception raised by
+        ``tasks`` is raised after the results of the tasks before it."""
+        flying: collections.deque[tuple[_Worker, bytes]] = collections.deque()
+        pending = iter(tasks)
+        failure: Exception | None = None
+        done = False
+        turn = 0
+        limit = self.jobs * IN_FLIGHT
+        while True:
+            while not done and len(flying) < limit:
+                try:
+                    task = next(pending)
+                except StopIteration:
+                    done = True
+                except Exception as error:  # raised in its place, below
+                    failure, done = error, True
+                else:
+                    worker = self._workers[turn]
+                    worker.submit(task)
+                    worker.write()
+                    flying.append((worker, task))
+                    turn = (turn + 1) % self.jobs
+            if not flying:
+                break
+            worker, task = flying[0]
+            while not worker.done:
+                self._pump()
+            flying.popleft()
+            yield task, worker.done.popleft()
+        if failure is not None:
+            raise failure
+
+
+# -- the source document's blocks ----------------------------------------------------------
+
+_JSONL = 0x6C  # b"l": a block of JSON lines
+_FIRST_RUN = 0x66  # b"f": the first run of items of ``units``
+_RUN = 0x72  # b"r": a later run
+_FINAL = 0x21  # b"!" after the kind: the run ends ``units``
+
+
+class Parsed(msgspec.Struct, array_like=True):
+    """What a worker returns for a block: ``ok`` false when it failed."""
+
+    ok: bool
+    units: int = 0
+    lines: int = 0  # JSON Lines: the lines of the block
+    blank: int = 0  # JSON Lines: the first blank line (1: the block's first), 0: none
+    canonical: bytes = b""  # the units' canonical lines, each ending with a newline
+    ids: list[str] = []
+
+
+_encoder = msgspec.msgpack.Encoder()
+_parsed = msgspec.msgpack.Decoder(Parsed)
+_FAILED = _encoder.encode(Parsed(False))
+
+
+def _lines_of(batches: Iterable[tuple[list[SourceUnit], bytes, list[str]]]) -> Parsed:
+    count, lines, ids = 0, [], []
+    for units, listed, batch_ids in batches:
+        count += len(units)
+        lines.append(listed.replace(b'},{"kind":', b'}\n{"kind":')[1:-1])
+        ids.extend(batch_ids)
+    canonical = b"\n".join(lines) + b"\n" if count else b""
+    return Parsed(True, count, canonical=canonical, ids=ids)
+
+
+def parse_block(task: bytes) -> bytes:
+    """A worker's work: parse and validate one block (see ``_tasks``)."""
+    from streamer.framework.source.reader import _JsonLines, json_run
+
+    kind, block = task[0], task[2:]
+    try:
+        if kind == _JSONL:
+            parser = _JsonLines(first_line=1)
+            parsed = _lines_of(list(parser.parse(block)))
+            parsed.lines, parsed.blank = parser.next_line - 1, parser.blank
+        else:
+            base = 0 if kind == _FIRST_RUN else 1  # only its separator depends on it
+            parsed = _lines_of(list(json_run(block, base, task[1] == _FINAL, 1 << 62)))
+    except Exception:  # parsed again by the main process, which raises in its place
+        return _FAILED
+    return _encoder.encode(parsed)
+
+
+class CanonicalUnits(Sequence[SourceUnit]):
+    """The units of a block, kept as their canonical lines and decoded on demand: the
+    units of a slice are decoded when the slice is taken."""
+
+    _decoder = msgspec.json.Decoder(list[SourceUnit])
+
+    def __init__(self, canonical: bytes, count: int) -> None:
+        self._canonical = canonical
+        self._count = count
+        self._lines: list[bytes] | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> SourceUnit: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[SourceUnit]: ...
+
+    def __getitem__(self, index: int | slice) -> SourceUnit | list[SourceUnit]:
+        if self._lines is None:
+            self._lines = self._canonical.split(b"\n")[:-1]
+        if isinstance(index, slice):
+            chosen = self._lines[index]
+            return self._decoder.decode(b"[" + b",".join(chosen) + b"]") if chosen else []
+        return self._decoder.decode(b"[" + self._lines[index] + b"]")[0]
+
+
+def _tasks(reader: SourceDocumentReader) -> Iterator[bytes]:
+    if reader.form == "jsonl":
+        for block in reader._jsonl_blocks():
+            yield b"l " + block
+        return
+    kind = b"f"
+    for run, final in reader._json_runs():
+        yield kind + (b"!" if final else b" ") + run
+        kind = b"r"
+
+
+def parallel_batches(
+    reader: SourceDocumentReader, digest: SemanticDigest, jobs: int
+) -> Generator[Batch, None, int]:
+    """The reader's batches, each block parsed by one of ``jobs`` worker processes, its
+    canonical lines added to ``digest`` in document order; returns the unit count."""
+    from streamer.framework.source.reader import UnitsError, _JsonLines, json_run
+
+    count = 0
+    line = 2  # JSON Lines: the first line of the next block
+    blank = 0  # JSON Lines: the first blank line, which must end the document
+    with OrderedPool(jobs, parse_block) as pool:
+        try:
+            for task, result in pool.map(_tasks(reader)):
+                parsed = _parsed.decode(result)
+                kind = task[0]
+                again = not parsed.ok or (
+                    bool(blank and parsed.units)
+                    if kind == _JSONL
+                    else (kind == _FIRST_RUN) != (count == 0)
+                )
+                if again:  # the main process's parse, in its place: it raises, or agrees
+                    if kind == _JSONL:
+                        parser = _JsonLines(first_line=line)
+                        parser.blank = blank
+                        batches = list(parser.parse(task[2:]))
+                        line, blank = parser.next_line, parser.blank
+                    else:
+                        batches = list(json_run(task[2:], count, task[1] == _FINAL, 1 << 62))
+                    for units, listed, ids in batches:
+                        digest.add_canonical_list(listed)
+                        count += len(units)
+                        yield Batch(units, ids)
+                    continue
+                if kind == _JSONL:
+                    if parsed.blank and not blank:
+                        blank = line + parsed.blank - 1
+                    line += parsed.lines
+                if parsed.units:
+                    digest.add_canonical_lines(parsed.canonical)
+                    count += parsed.units
+                    yield Batch(CanonicalUnits(parsed.canonical, parsed.units), parsed.ids)
+        except UnitsError as error:
+            raise error.after(count) from None
+    return count
