@@ -65,7 +65,7 @@ class SemanticDigest:
             self._hash.update(memoryview(lines)[1:-1])
             self._hash.update(b"\n")
 
-    def add_canonical_lines(self, lines: bytes) -> None:
+    def add_canonical_lines(self, lines: bytes | memoryview) -> None:
         """Add validated units given as the lines ``add_canonical_list`` makes of their
         list, each ending with a newline (how worker processes hand them over)."""
         if lines:

@@ -24,12 +24,14 @@ or when the main process dies (``PR_SET_PDEATHSIG``).
 
 from __future__ import annotations
 
+import array
 import collections
 import contextlib
 import ctypes
 import fcntl
 import multiprocessing
 import os
+import re
 import select
 import signal
 import struct
@@ -294,30 +296,33 @@ _RUN = 0x72  # b"r": a later run
 _FINAL = 0x21  # b"!" after the kind: the run ends ``units``
 
 
-class Parsed(msgspec.Struct, array_like=True):
-    """What a worker returns for a block: ``ok`` false when it failed."""
-
-    ok: bool
-    units: int = 0
-    lines: int = 0  # JSON Lines: the lines of the block
-    blank: int = 0  # JSON Lines: the first blank line (1: the block's first), 0: none
-    canonical: bytes = b""  # the units' canonical lines, each ending with a newline
-    ids: list[str] = []
-
-
-_encoder = msgspec.msgpack.Encoder()
-_parsed = msgspec.msgpack.Decoder(Parsed)
-_FAILED = _encoder.encode(Parsed(False))
+# A worker's result: ok, units, lines (JSON Lines: of the block), blank (JSON Lines: the
+# first blank line, 1 for the block's first, 0: none), then the sizes of the canonical
+# lines of the units (each ending with a newline: what the semantic digest hashes), of
+# the offsets of those lines (``array("I")``) and of the unit IDs (msgpack), which follow.
+_RESULT = struct.Struct("<?QQQQQQ")
+_FAILED = _RESULT.pack(False, 0, 0, 0, 0, 0, 0)
+_ids = msgspec.msgpack.Encoder()
+_ids_decoder = msgspec.msgpack.Decoder(list[str])
+_NEWLINE = re.compile(b"\n")
 
 
-def _lines_of(batches: Iterable[tuple[list[SourceUnit], bytes, list[str]]]) -> Parsed:
-    count, lines, ids = 0, [], []
+def _result(
+    batches: Iterable[tuple[list[SourceUnit], bytes, list[str]]], lines: int = 0, blank: int = 0
+) -> bytes:
+    count, parts, ids = 0, [], []
     for units, listed, batch_ids in batches:
         count += len(units)
-        lines.append(listed.replace(b'},{"kind":', b'}\n{"kind":')[1:-1])
+        parts.append(listed.replace(b'},{"kind":', b'}\n{"kind":')[1:-1])
         ids.extend(batch_ids)
-    canonical = b"\n".join(lines) + b"\n" if count else b""
-    return Parsed(True, count, canonical=canonical, ids=ids)
+    canonical = b"\n".join(parts) + b"\n" if count else b""
+    offsets = array.array("I", [0])
+    offsets.extend(match.end() for match in _NEWLINE.finditer(canonical))
+    if canonical and offsets[-1] != len(canonical):  # pragma: no cover - 4 GiB a block
+        raise OverflowError("a block's canonical lines are too long")
+    encoded = _ids.encode(ids)
+    sizes = (len(canonical), len(offsets) * offsets.itemsize, len(encoded))
+    return b"".join((_RESULT.pack(True, count, lines, blank, *sizes), canonical, offsets, encoded))
 
 
 def parse_block(task: bytes) -> bytes:
@@ -328,14 +333,28 @@ def parse_block(task: bytes) -> bytes:
     try:
         if kind == _JSONL:
             parser = _JsonLines(first_line=1)
-            parsed = _lines_of(list(parser.parse(block)))
-            parsed.lines, parsed.blank = parser.next_line - 1, parser.blank
-        else:
-            base = 0 if kind == _FIRST_RUN else 1  # only its separator depends on it
-            parsed = _lines_of(list(json_run(block, base, task[1] == _FINAL, 1 << 62)))
+            batches = list(parser.parse(block))
+            return _result(batches, parser.next_line - 1, parser.blank)
+        base = 0 if kind == _FIRST_RUN else 1  # only its separator depends on it
+        return _result(list(json_run(block, base, task[1] == _FINAL, 1 << 62)))
     except Exception:  # parsed again by the main process, which raises in its place
         return _FAILED
-    return _encoder.encode(parsed)
+
+
+class _Parsed:
+    """A worker's result, read without copying its canonical lines."""
+
+    def __init__(self, result: bytearray) -> None:
+        view = memoryview(result)
+        head = _RESULT.size
+        self.ok, self.units, self.lines, self.blank, size, offsets, ids = _RESULT.unpack_from(view)
+        self.canonical = view[head : head + size]
+        self.offsets = array.array("I")
+        self.offsets.frombytes(view[head + size : head + size + offsets])
+        self._ids = view[head + size + offsets : head + size + offsets + ids]
+
+    def ids(self) -> list[str]:
+        return _ids_decoder.decode(self._ids)
 
 
 class CanonicalUnits(Sequence[SourceUnit]):
@@ -344,13 +363,12 @@ class CanonicalUnits(Sequence[SourceUnit]):
 
     _decoder = msgspec.json.Decoder(list[SourceUnit])
 
-    def __init__(self, canonical: bytes, count: int) -> None:
+    def __init__(self, canonical: memoryview, offsets: array.array[int]) -> None:
         self._canonical = canonical
-        self._count = count
-        self._lines: list[bytes] | None = None
+        self._offsets = offsets  # where each line starts, then the end
 
     def __len__(self) -> int:
-        return self._count
+        return len(self._offsets) - 1
 
     @overload
     def __getitem__(self, index: int) -> SourceUnit: ...
@@ -359,12 +377,17 @@ class CanonicalUnits(Sequence[SourceUnit]):
     def __getitem__(self, index: slice) -> list[SourceUnit]: ...
 
     def __getitem__(self, index: int | slice) -> SourceUnit | list[SourceUnit]:
-        if self._lines is None:
-            self._lines = self._canonical.split(b"\n")[:-1]
         if isinstance(index, slice):
-            chosen = self._lines[index]
-            return self._decoder.decode(b"[" + b",".join(chosen) + b"]") if chosen else []
-        return self._decoder.decode(b"[" + self._lines[index] + b"]")[0]
+            start, stop, step = index.indices(len(self))
+            if step != 1:  # pragma: no cover - the projector takes runs
+                return [self[i] for i in range(start, stop, step)]
+            if start >= stop:
+                return []
+            lines = bytes(self._canonical[self._offsets[start] : self._offsets[stop] - 1])
+            return self._decoder.decode(b"[" + lines.replace(b"\n", b",") + b"]")
+        if not -len(self) <= index < len(self):
+            raise IndexError("unit index out of range")
+        return self[index : index + 1 if index != -1 else None][0]
 
 
 def _tasks(reader: SourceDocumentReader) -> Iterator[bytes]:
@@ -391,7 +414,7 @@ def parallel_batches(
     with OrderedPool(jobs, parse_block) as pool:
         try:
             for task, result in pool.map(_tasks(reader)):
-                parsed = _parsed.decode(result)
+                parsed = _Parsed(result)
                 kind = task[0]
                 again = not parsed.ok or (
                     bool(blank and parsed.units)
@@ -418,7 +441,7 @@ def parallel_batches(
                 if parsed.units:
                     digest.add_canonical_lines(parsed.canonical)
                     count += parsed.units
-                    yield Batch(CanonicalUnits(parsed.canonical, parsed.units), parsed.ids)
+                    yield Batch(CanonicalUnits(parsed.canonical, parsed.offsets), parsed.ids())
         except UnitsError as error:
             raise error.after(count) from None
     return count
