@@ -345,16 +345,17 @@ def test_any_jobs_matches_one_job(document: dict[str, Any]) -> None:
 # -- the pool, and no worker outlives the run ----------------------------------------------
 
 
-def reverse(task: bytes) -> bytes:
-    return task[::-1] * 3
+def reverse(kind: int, data: bytes) -> list[bytes]:
+    return [kind.to_bytes(2, "little"), data[::-1], data[::-1]]
 
 
-def die(task: bytes) -> bytes:
+def die(kind: int, data: bytes) -> list[bytes]:
     os._exit(1)
 
 
 def test_the_pool_returns_results_in_order_and_an_error_after_those_before_it() -> None:
-    tasks = [os.urandom(size) for size in (0, 1, 5, 70_000, 3 << 20, 9, 2 << 20, 0)]
+    sizes = (0, 1, 5, 70_000, 3 << 20, 9, 2 << 20, 0)
+    tasks = [(os.urandom(2), os.urandom(size)) for size in sizes]
 
     def failing() -> Any:
         yield from tasks
@@ -365,7 +366,7 @@ def test_the_pool_returns_results_in_order_and_an_error_after_those_before_it() 
         with pytest.raises(ValueError, match="the tasks failed"):
             for task, result in pool.map(failing()):
                 results.append((task, bytes(result)))
-        assert results == [(task, task[::-1] * 3) for task in tasks]
+        assert results == [((k, d), k + d[::-1] * 2) for k, d in tasks]
         assert len(children()) == 3
     assert children() == set()
     assert multiprocessing.active_children() == []
@@ -373,7 +374,7 @@ def test_the_pool_returns_results_in_order_and_an_error_after_those_before_it() 
 
 def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
     with OrderedPool(2, die) as pool, pytest.raises(WorkerError) as raised:
-        list(pool.map([b"a", b"b", b"c"]))
+        list(pool.map([(b"a ", b"a"), (b"b ", b""), (b"c ", b"c")]))
     assert raised.value.exit_status == 1
     assert "a worker process of --jobs ended" in raised.value.one_line()
     assert children() == set()

@@ -55,7 +55,8 @@ _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 _PR_SET_PDEATHSIG = 1
 PIPE_SIZE = 1 << 20
 
-Work = Callable[[bytes], bytes]
+Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
+Work = Callable[[int, bytes], Sequence[bytes | memoryview]]  # (kind, data) -> the result's parts
 
 
 class WorkerError(StreamerError):
@@ -63,6 +64,7 @@ class WorkerError(StreamerError):
 
 
 _HEADER = struct.Struct("<Q")  # the size of the message that follows
+_TASK = struct.Struct("<QBB")  # the size of the task's data, its kind (two bytes)
 
 
 def _read_exact(descriptor: int, size: int) -> bytearray | None:
@@ -78,10 +80,14 @@ def _read_exact(descriptor: int, size: int) -> bytearray | None:
     return buffer
 
 
-def _write_all(descriptor: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(descriptor, view) :]
+def _write_all(descriptor: int, parts: Sequence[bytes | memoryview]) -> None:
+    views = [memoryview(part).cast("B") for part in parts if len(part)]
+    while views:
+        written = os.writev(descriptor, views)
+        while views and written >= len(views[0]):
+            written -= len(views.pop(0))
+        if views:
+            views[0] = views[0][written:]
 
 
 def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
@@ -94,13 +100,15 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
         with contextlib.suppress(Exception):  # no orphan when the main process is killed
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
-        while (header := _read_exact(tasks, _HEADER.size)) is not None:
-            task = _read_exact(tasks, _HEADER.unpack(header)[0])
-            if task is None:
+        while (header := _read_exact(tasks, _TASK.size)) is not None:
+            size, kind, flag = _TASK.unpack(header)
+            data = _read_exact(tasks, size)
+            if data is None:
                 return
-            result = work(bytes(task))
-            _write_all(results, _HEADER.pack(len(result)))
-            _write_all(results, result)
+            result = work(kind | flag << 8, bytes(data))
+            del data
+            size = sum(len(memoryview(part).cast("B")) for part in result)
+            _write_all(results, [_HEADER.pack(size), *result])
     except OSError:  # the main process is gone
         return
 
@@ -129,9 +137,10 @@ class _Worker:
         self._buffer: bytearray | None = None  # the result being read
         self._filled = 0
 
-    def submit(self, task: bytes) -> None:
-        self.outgoing.append(memoryview(_HEADER.pack(len(task))))
-        self.outgoing.append(memoryview(task))
+    def submit(self, task: Task) -> None:
+        kind, data = task
+        self.outgoing.append(memoryview(_TASK.pack(len(data), kind[0], kind[1])))
+        self.outgoing.append(memoryview(data))
         self.expected += 1
 
     def write(self) -> None:
@@ -254,10 +263,11 @@ class OrderedPool:
             if worker.results in ready:
                 worker.read()
 
-    def map(self, tasks: Iterable[bytes]) -> Iterator[tuple[bytes, bytearray]]:
-        """``(task, work(task))`` for each of ``tasks``, in order. An exception raised by
-        ``tasks`` is raised after the results of the tasks before it."""
-        flying: collections.deque[tuple[_Worker, bytes]] = collections.deque()
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, bytearray]]:
+        """``(task, work(*task))`` for each of ``tasks``, in order (the result's parts
+        joined). An exception raised by ``tasks`` is raised after the results of the tasks
+        before it."""
+        flying: collections.deque[tuple[_Worker, Task]] = collections.deque()
         pending = iter(tasks)
         failure: Exception | None = None
         done = False
@@ -308,37 +318,36 @@ _NEWLINE = re.compile(b"\n")
 
 
 def _result(
-    batches: Iterable[tuple[list[SourceUnit], bytes, list[str]]], lines: int = 0, blank: int = 0
-) -> bytes:
-    count, parts, ids = 0, [], []
-    for units, listed, batch_ids in batches:
-        count += len(units)
-        parts.append(listed.replace(b'},{"kind":', b'}\n{"kind":')[1:-1])
-        ids.extend(batch_ids)
-    canonical = b"\n".join(parts) + b"\n" if count else b""
+    batches: list[tuple[list[SourceUnit], bytes, list[str]]], lines: int = 0, blank: int = 0
+) -> list[bytes | memoryview]:
+    if not batches:
+        return [_RESULT.pack(True, 0, lines, blank, 0, 0, 0)]
+    ((units, listed, ids),) = batches  # a block is parsed as one batch
+    # the canonical lines: the list's items, one a line (see ``add_canonical_list``)
+    replaced = listed.replace(b'},{"kind":', b'}\n{"kind":')
     offsets = array.array("I", [0])
-    offsets.extend(match.end() for match in _NEWLINE.finditer(canonical))
-    if canonical and offsets[-1] != len(canonical):  # pragma: no cover - 4 GiB a block
-        raise OverflowError("a block's canonical lines are too long")
+    offsets.extend(match.start() for match in _NEWLINE.finditer(replaced))
+    offsets.append(len(replaced) - 1)
+    canonical = memoryview(replaced)[1:-1]
     encoded = _ids.encode(ids)
-    sizes = (len(canonical), len(offsets) * offsets.itemsize, len(encoded))
-    return b"".join((_RESULT.pack(True, count, lines, blank, *sizes), canonical, offsets, encoded))
+    sizes = (len(canonical) + 1, len(offsets) * offsets.itemsize, len(encoded))
+    head = _RESULT.pack(True, len(units), lines, blank, *sizes)
+    return [head, canonical, b"\n", memoryview(offsets), encoded]
 
 
-def parse_block(task: bytes) -> bytes:
+def parse_block(kind: int, block: bytes) -> list[bytes | memoryview]:
     """A worker's work: parse and validate one block (see ``_tasks``)."""
     from streamer.framework.source.reader import _JsonLines, json_run
 
-    kind, block = task[0], task[2:]
     try:
-        if kind == _JSONL:
+        if kind & 0xFF == _JSONL:
             parser = _JsonLines(first_line=1)
             batches = list(parser.parse(block))
             return _result(batches, parser.next_line - 1, parser.blank)
-        base = 0 if kind == _FIRST_RUN else 1  # only its separator depends on it
-        return _result(list(json_run(block, base, task[1] == _FINAL, 1 << 62)))
+        base = 0 if kind & 0xFF == _FIRST_RUN else 1  # only its separator depends on it
+        return _result(list(json_run(block, base, kind >> 8 == _FINAL, 1 << 62)))
     except Exception:  # parsed again by the main process, which raises in its place
-        return _FAILED
+        return [_FAILED]
 
 
 class _Parsed:
@@ -390,14 +399,14 @@ class CanonicalUnits(Sequence[SourceUnit]):
         return self[index : index + 1 if index != -1 else None][0]
 
 
-def _tasks(reader: SourceDocumentReader) -> Iterator[bytes]:
+def _tasks(reader: SourceDocumentReader) -> Iterator[Task]:
     if reader.form == "jsonl":
         for block in reader._jsonl_blocks():
-            yield b"l " + block
+            yield b"l ", block
         return
     kind = b"f"
     for run, final in reader._json_runs():
-        yield kind + (b"!" if final else b" ") + run
+        yield kind + (b"!" if final else b" "), run
         kind = b"r"
 
 
@@ -413,9 +422,9 @@ def parallel_batches(
     blank = 0  # JSON Lines: the first blank line, which must end the document
     with OrderedPool(jobs, parse_block) as pool:
         try:
-            for task, result in pool.map(_tasks(reader)):
+            for (flags, data), result in pool.map(_tasks(reader)):
                 parsed = _Parsed(result)
-                kind = task[0]
+                kind = flags[0]
                 again = not parsed.ok or (
                     bool(blank and parsed.units)
                     if kind == _JSONL
@@ -425,10 +434,10 @@ def parallel_batches(
                     if kind == _JSONL:
                         parser = _JsonLines(first_line=line)
                         parser.blank = blank
-                        batches = list(parser.parse(task[2:]))
+                        batches = list(parser.parse(data))
                         line, blank = parser.next_line, parser.blank
                     else:
-                        batches = list(json_run(task[2:], count, task[1] == _FINAL, 1 << 62))
+                        batches = list(json_run(data, count, flags[1] == _FINAL, 1 << 62))
                     for units, listed, ids in batches:
                         digest.add_canonical_list(listed)
                         count += len(units)
