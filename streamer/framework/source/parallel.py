@@ -92,7 +92,7 @@ def _write_all(descriptor: int, parts: Sequence[bytes | memoryview]) -> None:
 
 def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
     """A worker's loop: each task read from ``tasks`` is answered on ``results``, in
-    order, until ``tasks`` ends (or ``results`` is closed)."""
+    order, until ``tasks`` ends (or ``results`` is closed); then the worker exits."""
     for descriptor in inherited:  # the main process's ends of its pipes to the workers
         with contextlib.suppress(OSError):
             os.close(descriptor)
@@ -104,13 +104,15 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
             size, kind, flag = _TASK.unpack(header)
             data = _read_exact(tasks, size)
             if data is None:
-                return
+                break
             result = work(kind | flag << 8, bytes(data))
             del data
             size = sum(len(memoryview(part).cast("B")) for part in result)
             _write_all(results, [_HEADER.pack(size), *result])
     except OSError:  # the main process is gone
-        return
+        pass
+    finally:  # at once: nothing inherited from the main process is flushed or finalized
+        os._exit(0)
 
 
 def _enlarge(descriptor: int) -> None:
