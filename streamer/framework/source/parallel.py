@@ -31,11 +31,13 @@ import ctypes
 import fcntl
 import multiprocessing
 import os
+import queue
 import re
 import select
 import signal
 import struct
 import sys
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
@@ -99,6 +101,16 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
     if sys.platform == "linux":
         with contextlib.suppress(Exception):  # no orphan when the main process is killed
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    written: queue.SimpleQueue[list[bytes | memoryview]] = queue.SimpleQueue()
+
+    def write() -> None:  # while the next block is parsed: a result never waits for it
+        try:
+            while True:
+                _write_all(results, written.get())
+        except OSError:  # the main process is gone
+            os._exit(0)
+
+    threading.Thread(target=write, daemon=True).start()
     try:
         while (header := _read_exact(tasks, _TASK.size)) is not None:
             size, kind, flag = _TASK.unpack(header)
@@ -108,7 +120,7 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
             result = work(kind | flag << 8, bytes(data))
             del data
             size = sum(len(memoryview(part).cast("B")) for part in result)
-            _write_all(results, [_HEADER.pack(size), *result])
+            written.put([_HEADER.pack(size), *result])
     except OSError:  # the main process is gone
         pass
     finally:  # at once: nothing inherited from the main process is flushed or finalized
