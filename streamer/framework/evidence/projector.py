@@ -17,7 +17,8 @@ input error). The published unit IDs are checked for duplicates as the pass ends
 document is a second pass that copies the spooled units, never re-parsing the transcript.
 
 Memory holds the references, the positions of the unit IDs they name, an 8-byte hash per
-published unit, the window's pending units and one batch: never the transcript. The spool
+published unit, the batches that hold the window's pending units (a batch's units may
+be decoded only when they are published: ``source.parallel``): never the transcript. The spool
 (in memory up to 1 MiB, then a temporary file in ``TMPDIR``) holds every published unit
 until the pass ends, since nothing is written before the whole source is checked. A
 reference whose end unit is missing can only be known to be missing when the source ends;

@@ -19,6 +19,9 @@ a buffer are decoded by msgspec as one array, and the end of ``units`` is found 
 so the members after it are read from what follows it. Both forms refuse repeated member
 names (counted, see ``units.has_duplicate_members``); every error names a line or a
 JSON path, never content.
+
+With ``jobs`` > 1 the blocks (the runs of items, for the JSON form) are parsed by worker
+processes (``source.parallel``), to the same units, digest and errors.
 """
 
 from __future__ import annotations
