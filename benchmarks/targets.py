@@ -159,8 +159,11 @@ def targets_table(results: Sequence[Result]) -> list[str]:
     unmeasured = [t for t in found if t.status.startswith("NOT MEASURED")]
     lines = [
         f"{len(met)} met, {len(missed)} missed, {len(unmeasured)} not measured "
-        f"(of {len(met) + len(missed) + len(unmeasured)} targets).",
+        f"(of {len(met) + len(missed) + len(unmeasured)} targets)"
+        + (". Missed:" if missed else "."),
         "",
+        *(f"- {t.profile} {t.size} {t.form}: {t.target}: {t.measured}" for t in missed),
+        *([""] if missed else []),
         "| profile | size | form | target | measured | status |",
         "| --- | ---: | --- | --- | --- | --- |",
     ]

@@ -301,7 +301,7 @@ def json_nesting_floor(path: str, block: int = MiB) -> tuple[int, str]:
         scan = NestingScan(depth=2)
         pending: list[bytes] = []
         chunk = head[start:]
-        while chunk:
+        while chunk or (chunk := stream.read(block)):
             neutral, profile = scan.feed(chunk)
             ends = [index for index, depth in enumerate(profile) if depth == 2 and index]
             if 1 in profile[1:]:  # units ends here: the rest is the last run
@@ -317,7 +317,7 @@ def json_nesting_floor(path: str, block: int = MiB) -> tuple[int, str]:
                 pending = [chunk[position + 1 :]]
             else:
                 pending.append(chunk)
-            chunk = stream.read(block)
+            chunk = b""
     raise ValueError("the input ends inside units")
 
 
