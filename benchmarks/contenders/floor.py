@@ -147,7 +147,8 @@ register(Floor())
 
 class _Digest:
     """The semantic digest of ``SourceUnit`` lists: their canonical encoding, one unit a
-    line (the derived self-reference is not covered, so it is dropped first)."""
+    line (``encode_lines``: no pass to split a list), the derived self-reference dropped
+    first (the digest does not cover it)."""
 
     def __init__(self) -> None:
         self.encoder = msgspec.json.Encoder(order="sorted")
@@ -158,16 +159,12 @@ class _Digest:
         if not units:
             return
         self.count += len(units)
-        listed = self.encoder.encode(units)
-        if b'"source_ref":{' in listed:
+        lines = self.encoder.encode_lines(units)
+        if b'"source_ref":{' in lines:
             for unit in units:
                 unit.source_ref = msgspec.UNSET
-            listed = self.encoder.encode(units)
-        # ``{"kind":`` opens each unit (the first member sorted); inside a string its
-        # quotes would be escaped, so this splits between units only
-        listed = listed.replace(b'},{"kind":', b'}\n{"kind":')
-        self.sha.update(memoryview(listed)[1:-1])
-        self.sha.update(b"\n")
+            lines = self.encoder.encode_lines(units)
+        self.sha.update(lines)
 
     def result(self) -> tuple[int, str]:
         return self.count, "sha256:" + self.sha.hexdigest()

@@ -56,7 +56,9 @@ from streamer.framework.source.units import (
     has_duplicate_members,
 )
 
-DEFAULT_BUFFER_SIZE = 1 << 20
+# 128 KiB: a batch's units are still in the CPU's caches when they are checked, encoded
+# and indexed (1 MiB blocks measured about 20% slower)
+DEFAULT_BUFFER_SIZE = 1 << 17
 JSON_BATCH_UNITS = 1 << 14
 HEAD_READ = 1 << 12
 _ENVELOPE = frozenset({"document_id", "semantic_digest"})
