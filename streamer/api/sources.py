@@ -170,8 +170,8 @@ def source_batches(
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted.
-    ``options``: ``buffer_size`` (1 MiB), ``batch_units`` (256), ``jobs`` (1: parsed in
-    this process; N: by N worker processes, ended with the pass), ``progress`` (none)."""
+    ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384), ``jobs`` (1: parsed
+    in this process; N: by N worker processes, ended with the pass), ``progress`` (none)."""
     jobs = check_jobs(options.get("jobs", 1))
     with open_source(source, options.get("progress")) as stream, _without_cycle_collection():
         reader = SourceDocumentReader(

@@ -1,20 +1,20 @@
 """A source document parsed by worker processes (``--jobs N``), with the result of one.
 
-The main process reads the document as it does alone: the head, the blocks (JSON Lines:
-blocks of whole lines; the JSON form: the runs of complete items that ``NestingScan``
-cuts) and the members after ``units``. Each block is parsed and validated in one of N
-worker processes (``OrderedPool``: one pair of pipes each, blocks handed out round-robin
-and their results taken back in the same order, at most ``IN_FLIGHT`` a worker). A
+The main process reads the document as it does alone: the header and the blocks of whole
+lines of JSON Lines (the JSON form is read in the main process: where its quick way cuts a
+buffer depends on how the items before the cut decode). Each block is parsed and
+validated in one of N worker processes (``OrderedPool``: one pair of pipes each, blocks
+handed out round-robin and their results taken back in the same order, at most
+``IN_FLIGHT`` a worker). A
 worker returns the canonical lines of the block's units (what the semantic digest
 hashes) and their unit IDs, or that the block failed. The main process hashes the lines
 in document order, hands the IDs to coverage and decodes from the lines only the units
 it publishes (``CanonicalUnits``).
 
 Every error is the one the main process alone gives: a block that failed in a worker
-(or whose parse depends on what came before it: a blank line before it, the first item
-of ``units``) is parsed again in the main process, in its place, by the same code, and an
-error of the reading itself (a block too deeply nested, the members after ``units``) is
-raised only once the blocks before it have been taken back. So ``--jobs N`` publishes the
+(or whose parse depends on what came before it: a blank line before it) is parsed again
+in the main process, in its place, by the same code, and an error of the reading itself
+is raised only once the blocks before it have been taken back. So ``--jobs N`` publishes the
 bytes and fails with the messages of ``--jobs 1``.
 
 The workers are forked with the terminating signals blocked (the main process decides:
@@ -314,11 +314,6 @@ class OrderedPool:
 
 # -- the source document's blocks ----------------------------------------------------------
 
-_JSONL = 0x6C  # b"l": a block of JSON lines
-_FIRST_RUN = 0x66  # b"f": the first run of items of ``units``
-_RUN = 0x72  # b"r": a later run
-_FINAL = 0x21  # b"!" after the kind: the run ends ``units``
-
 
 # A worker's result: ok, units, lines (JSON Lines: of the block), blank (JSON Lines: the
 # first blank line, 1 for the block's first, 0: none), then the sizes of the canonical
@@ -332,34 +327,27 @@ _NEWLINE = re.compile(b"\n")
 
 
 def _result(
-    batches: list[tuple[list[SourceUnit], bytes, list[str]]], lines: int = 0, blank: int = 0
+    batches: list[tuple[list[SourceUnit], bytes, list[str]]], lines: int, blank: int
 ) -> list[bytes | memoryview]:
     if not batches:
         return [_RESULT.pack(True, 0, lines, blank, 0, 0, 0)]
-    ((units, listed, ids),) = batches  # a block is parsed as one batch
-    # the canonical lines: the list's items, one a line (see ``add_canonical_list``)
-    replaced = listed.replace(b'},{"kind":', b'}\n{"kind":')
+    ((units, canonical, ids),) = batches  # a block is parsed as one batch
     offsets = array.array("I", [0])
-    offsets.extend(match.start() for match in _NEWLINE.finditer(replaced))
-    offsets.append(len(replaced) - 1)
-    canonical = memoryview(replaced)[1:-1]
+    offsets.extend(match.end() for match in _NEWLINE.finditer(canonical))
     encoded = _ids.encode(ids)
-    sizes = (len(canonical) + 1, len(offsets) * offsets.itemsize, len(encoded))
+    sizes = (len(canonical), len(offsets) * offsets.itemsize, len(encoded))
     head = _RESULT.pack(True, len(units), lines, blank, *sizes)
-    return [head, canonical, b"\n", memoryview(offsets), encoded]
+    return [head, canonical, memoryview(offsets), encoded]
 
 
 def parse_block(kind: int, block: bytes) -> list[bytes | memoryview]:
-    """A worker's work: parse and validate one block (see ``_tasks``)."""
-    from streamer.framework.source.reader import _JsonLines, json_run
+    """A worker's work: parse and validate one block of JSON Lines (see ``_tasks``)."""
+    from streamer.framework.source.reader import _JsonLines
 
     try:
-        if kind & 0xFF == _JSONL:
-            parser = _JsonLines(first_line=1)
-            batches = list(parser.parse(block))
-            return _result(batches, parser.next_line - 1, parser.blank)
-        base = 0 if kind & 0xFF == _FIRST_RUN else 1  # only its separator depends on it
-        return _result(list(json_run(block, base, kind >> 8 == _FINAL, 1 << 62)))
+        parser = _JsonLines(first_line=1)
+        batches = list(parser.parse(block))
+        return _result(batches, parser.next_line - 1, parser.blank)
     except Exception:  # parsed again by the main process, which raises in its place
         return [_FAILED]
 
@@ -414,57 +402,40 @@ class CanonicalUnits(Sequence[SourceUnit]):
 
 
 def _tasks(reader: SourceDocumentReader) -> Iterator[Task]:
-    if reader.form == "jsonl":
-        for block in reader._jsonl_blocks():
-            yield b"l ", block
-        return
-    kind = b"f"
-    for run, final in reader._json_runs():
-        yield kind + (b"!" if final else b" "), run
-        kind = b"r"
+    for block in reader._jsonl_blocks():
+        yield b"l ", block
 
 
 def parallel_batches(
     reader: SourceDocumentReader, digest: SemanticDigest, jobs: int
 ) -> Generator[Batch, None, int]:
-    """The reader's batches, each block parsed by one of ``jobs`` worker processes, its
-    canonical lines added to ``digest`` in document order; returns the unit count."""
-    from streamer.framework.source.reader import UnitsError, _JsonLines, json_run
+    """The batches of a JSON Lines reader, each block parsed by one of ``jobs`` worker
+    processes, its canonical lines added to ``digest`` in document order; returns the
+    unit count."""
+    from streamer.framework.source.reader import _JsonLines
 
     count = 0
-    line = 2  # JSON Lines: the first line of the next block
-    blank = 0  # JSON Lines: the first blank line, which must end the document
+    line = 2  # the first line of the next block
+    blank = 0  # the first blank line, which must end the document
     with OrderedPool(jobs, parse_block) as pool:
-        try:
-            for (flags, data), result in pool.map(_tasks(reader)):
-                parsed = _Parsed(result)
-                kind = flags[0]
-                again = not parsed.ok or (
-                    bool(blank and parsed.units)
-                    if kind == _JSONL
-                    else (kind == _FIRST_RUN) != (count == 0)
-                )
-                if again:  # the main process's parse, in its place: it raises, or agrees
-                    if kind == _JSONL:
-                        parser = _JsonLines(first_line=line)
-                        parser.blank = blank
-                        batches = list(parser.parse(data))
-                        line, blank = parser.next_line, parser.blank
-                    else:
-                        batches = list(json_run(data, count, flags[1] == _FINAL, 1 << 62))
-                    for units, listed, ids in batches:
-                        digest.add_canonical_list(listed)
-                        count += len(units)
-                        yield Batch(units, ids)
-                    continue
-                if kind == _JSONL:
-                    if parsed.blank and not blank:
-                        blank = line + parsed.blank - 1
-                    line += parsed.lines
-                if parsed.units:
-                    digest.add_canonical_lines(parsed.canonical)
-                    count += parsed.units
-                    yield Batch(CanonicalUnits(parsed.canonical, parsed.offsets), parsed.ids())
-        except UnitsError as error:
-            raise error.after(count) from None
+        for (_, block), result in pool.map(_tasks(reader)):
+            parsed = _Parsed(result)
+            if not parsed.ok or (blank and parsed.units):
+                # the main process's parse, in its place: it raises (or agrees)
+                parser = _JsonLines(first_line=line)
+                parser.blank = blank
+                batches = list(parser.parse(block))
+                line, blank = parser.next_line, parser.blank
+                for units, lines, ids in batches:
+                    digest.add_canonical_lines(lines)
+                    count += len(units)
+                    yield Batch(units, ids)
+                continue
+            if parsed.blank and not blank:
+                blank = line + parsed.blank - 1
+            line += parsed.lines
+            if parsed.units:
+                digest.add_canonical_lines(parsed.canonical)
+                count += parsed.units
+                yield Batch(CanonicalUnits(parsed.canonical, parsed.offsets), parsed.ids())
     return count
