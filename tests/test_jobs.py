@@ -530,3 +530,25 @@ def test_peak_memory_with_jobs_stays_bounded(tmp_path: Path) -> None:
     # the largest process of the run (the main one: each worker holds a block or two)
     assert peaks[2] <= peaks[1] + 12 * mib, f"{peaks[1] / mib:.1f} -> {peaks[2] / mib:.1f} MiB"
     assert peaks[2] <= 96 * mib
+
+
+@pytest.mark.parametrize(("task_size", "part_size"), [(1, 1), (300, 50), (2000, 700)])
+def test_tasks_and_parts_of_any_size_change_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task_size: int, part_size: int
+) -> None:
+    """The blocks joined into tasks, and a task parsed in parts, by any sizes (the workers
+    are forked: they see the patched sizes)."""
+    from streamer.framework.source import parallel
+
+    monkeypatch.setattr(parallel, "TASK_SIZE", task_size)
+    monkeypatch.setattr(parallel, "PART_SIZE", part_size)
+    case = write_case(tmp_path, UNITS, LANES)
+    for buffer_size in (7, 100, 1 << 20):
+        assert evidence_of(case, 2, buffer_size) == evidence_of(case, 1, buffer_size)
+    for kind, position in [("start after end", 30), ("invalid JSON", 12), ("two errors", 40)]:
+        items, digest = plant(kind, position)
+        case.source.write_bytes(jsonl_document(items, digest))
+        for buffer_size in (7, 100, 1 << 20):
+            expected = outcome(evidence_of, case, 1, buffer_size)
+            assert isinstance(expected, tuple)
+            assert outcome(evidence_of, case, 3, buffer_size) == expected

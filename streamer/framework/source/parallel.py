@@ -56,6 +56,8 @@ IN_FLIGHT = 2  # blocks handed to a worker and not yet taken back
 _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 _PR_SET_PDEATHSIG = 1
 PIPE_SIZE = 1 << 20
+TASK_SIZE = 1 << 20  # the reader's blocks handed to a worker at once
+PART_SIZE = 1 << 17  # and parsed by it a part at a time
 
 Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
 Work = Callable[[int, bytes], Sequence[bytes | memoryview]]  # (kind, data) -> the result's parts
@@ -329,24 +331,35 @@ _NEWLINE = re.compile(b"\n")
 def _result(
     batches: list[tuple[list[SourceUnit], bytes, list[str]]], lines: int, blank: int
 ) -> list[bytes | memoryview]:
-    if not batches:
+    units = sum(len(batch[0]) for batch in batches)
+    if not units:
         return [_RESULT.pack(True, 0, lines, blank, 0, 0, 0)]
-    ((units, canonical, ids),) = batches  # a block is parsed as one batch
+    canonical = batches[0][1] if len(batches) == 1 else b"".join(b[1] for b in batches)
+    ids = [unit_id for batch in batches for unit_id in batch[2]]
     offsets = array.array("I", [0])
     offsets.extend(match.end() for match in _NEWLINE.finditer(canonical))
     encoded = _ids.encode(ids)
     sizes = (len(canonical), len(offsets) * offsets.itemsize, len(encoded))
-    head = _RESULT.pack(True, len(units), lines, blank, *sizes)
+    head = _RESULT.pack(True, units, lines, blank, *sizes)
     return [head, canonical, memoryview(offsets), encoded]
 
 
 def parse_block(kind: int, block: bytes) -> list[bytes | memoryview]:
-    """A worker's work: parse and validate one block of JSON Lines (see ``_tasks``)."""
+    """A worker's work: parse and validate a task of JSON Lines (see ``_tasks``), in
+    parts of about ``PART_SIZE`` bytes of whole lines (what the caches hold best; where it
+    is cut changes nothing but the place of an error, and a task that fails is parsed
+    again by the main process)."""
     from streamer.framework.source.reader import _JsonLines
 
     try:
         parser = _JsonLines(first_line=1)
-        batches = list(parser.parse(block))
+        batches: list[tuple[list[SourceUnit], bytes, list[str]]] = []
+        start, size = 0, len(block)
+        while start < size:
+            end = block.find(b"\n", start + PART_SIZE - 1)
+            end = size if end < 0 else end + 1
+            batches += parser.parse(block[start:end])
+            start = end
         return _result(batches, parser.next_line - 1, parser.blank)
     except Exception:  # parsed again by the main process, which raises in its place
         return [_FAILED]
@@ -401,35 +414,55 @@ class CanonicalUnits(Sequence[SourceUnit]):
         return self[index : index + 1 if index != -1 else None][0]
 
 
-def _tasks(reader: SourceDocumentReader) -> Iterator[Task]:
+def _tasks(reader: SourceDocumentReader, cuts: collections.deque[list[int]]) -> Iterator[Task]:
+    """The reader's blocks, joined into tasks of about ``TASK_SIZE`` bytes; the sizes of
+    each task's blocks are appended to ``cuts``."""
+    blocks: list[bytes] = []
+    size = 0
     for block in reader._jsonl_blocks():
-        yield b"l ", block
+        blocks.append(block)
+        size += len(block)
+        if size >= TASK_SIZE:
+            cuts.append([len(b) for b in blocks])
+            yield b"l ", b"".join(blocks) if len(blocks) > 1 else blocks[0]
+            blocks, size = [], 0
+    if blocks:
+        cuts.append([len(b) for b in blocks])
+        yield b"l ", b"".join(blocks)
 
 
 def parallel_batches(
     reader: SourceDocumentReader, digest: SemanticDigest, jobs: int
 ) -> Generator[Batch, None, int]:
-    """The batches of a JSON Lines reader, each block parsed by one of ``jobs`` worker
-    processes, its canonical lines added to ``digest`` in document order; returns the
-    unit count."""
+    """The batches of a JSON Lines reader, each task (blocks of the reader, joined) parsed
+    by one of ``jobs`` worker processes, its canonical lines added to ``digest`` in
+    document order; returns the unit count.
+
+    A task succeeds exactly when each of its blocks would, with the same units and lines
+    (a block's parse depends only on the lines before it through a blank line); when it
+    fails, its blocks are parsed in this process one by one, as ``--jobs 1`` parses them,
+    which raises the error ``--jobs 1`` raises."""
     from streamer.framework.source.reader import _JsonLines
 
     count = 0
-    line = 2  # the first line of the next block
+    line = 2  # the first line of the next task
     blank = 0  # the first blank line, which must end the document
+    cuts: collections.deque[list[int]] = collections.deque()
     with OrderedPool(jobs, parse_block) as pool:
-        for (_, block), result in pool.map(_tasks(reader)):
+        for (_, data), result in pool.map(_tasks(reader, cuts)):
             parsed = _Parsed(result)
+            sizes = cuts.popleft()
             if not parsed.ok or (blank and parsed.units):
-                # the main process's parse, in its place: it raises (or agrees)
                 parser = _JsonLines(first_line=line)
                 parser.blank = blank
-                batches = list(parser.parse(block))
+                start = 0
+                for size in sizes:
+                    for units, lines, ids in list(parser.parse(data[start : start + size])):
+                        digest.add_canonical_lines(lines)
+                        count += len(units)
+                        yield Batch(units, ids)
+                    start += size
                 line, blank = parser.next_line, parser.blank
-                for units, lines, ids in batches:
-                    digest.add_canonical_lines(lines)
-                    count += len(units)
-                    yield Batch(units, ids)
                 continue
             if parsed.blank and not blank:
                 blank = line + parsed.blank - 1
