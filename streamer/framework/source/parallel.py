@@ -56,7 +56,7 @@ IN_FLIGHT = 2  # blocks handed to a worker and not yet taken back
 _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 _PR_SET_PDEATHSIG = 1
 PIPE_SIZE = 1 << 20
-TASK_SIZE = 1 << 20  # the reader's blocks handed to a worker at once
+TASK_SIZE = 1 << 17  # the reader's blocks handed to a worker at once (one, by default)
 PART_SIZE = 1 << 17  # and parsed by it a part at a time
 
 Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
