@@ -12,16 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
-from streamer.importers.lines import split_speaker_prefix, text_lines
+from streamer.importers.document import Utterance
+from streamer.importers.lines import line_blocks, split_speaker_prefix
 
 
 def read_text(stream: BinaryIO) -> Iterator[Utterance]:
     count = 0
-    for number, line in text_lines(stream):
-        speaker, text = split_speaker_prefix(line.strip())
-        text = text.strip()
-        if not text:
-            continue
-        count += 1
-        yield Utterance(sequential_unit_id(count), text, f"line {number}", clean_speaker(speaker))
+    for first, lines in line_blocks(stream):
+        for number, line in enumerate(lines, first):
+            speaker, text = split_speaker_prefix(line.strip())
+            text = text.strip()
+            if not text:
+                continue
+            if speaker is not None:  # as clean_speaker: only a bracketed name may need it
+                speaker = speaker.strip() or None
+            count += 1
+            yield Utterance(f"u{count:06d}", text, f"line {number}", speaker)
