@@ -306,9 +306,7 @@ def _run(name: str, run: bytes, first: bool, *, final: bool) -> Iterator[Any]:
     none."""
     body = run.lstrip(_WHITE_SPACE)
     if not body and final:
-        if first:
-            return
-        raise ijson.JSONError("a separator without an item")  # pragma: no cover - scanned
+        return
     if not first:
         if body[:1] != b",":
             raise ijson.JSONError("items without a separator")

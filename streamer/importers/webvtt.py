@@ -136,7 +136,9 @@ class _Parser:
         self.cue = None
         if cue is not None:
             speaker, lines = cue_lines(cue.lines)
-            yield from self.utterances.add(cue, speaker, lines)
+            utterance = self.utterances.add(cue, speaker, lines)
+            if utterance is not None:
+                yield utterance
 
     def feed(self, number: int, line: str) -> Iterator[Utterance]:
         """Take one line after the header; yield the utterance of a cue it completes."""
