@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import IO, Any
 
 TARGET = 1.5
-FORMATS = ("text", "srt", "webvtt", "whisperx", "crd3")
-SUFFIXES = {"text": "txt", "srt": "srt", "webvtt": "vtt", "whisperx": "json", "crd3": "json"}
+# the cases: each an input shape, imported as its format
+FORMATS = ("text", "srt", "webvtt", "whisperx", "whisperx-words", "crd3")
+SUFFIXES = {"text": "txt", "srt": "srt", "webvtt": "vtt", "crd3": "json"}
 SEED = 20240611
 WRITE_BLOCK = 1 << 20
 
@@ -52,16 +53,18 @@ def read_output(path: str) -> int:
 
 # --- the generators: each writes pieces of text and counts the units the import makes ---
 
-_WORDS = (
+_WORD_LIST = (
     "the goblin bridge rope axe you roll initiative arrow spell fire ward knife sharp "
     "halfway across small green creak planks wind howls gorge old reach dragon tavern "
     "gold coin door torch shadow cleric rogue paladin heal strike miss hit saving throw "
     "café naïve Kraghammer Tal'Dorei señor 竜 ✨"
-).split()
+)
+_WORDS = tuple(_WORD_LIST.split(" "))
 _SPEAKERS = ("MATT", "MARISHA", "TRAVIS", "LAURA", "LIAM", "SAM", "TALIESIN", "ASHLEY")
 
 
 def _sentence(rng: random.Random, low: int = 3, high: int = 30) -> str:
+    """Words, some not ASCII."""
     return " ".join(rng.choices(_WORDS, k=rng.randint(low, high)))
 
 
@@ -144,40 +147,46 @@ def gen_webvtt(out: _Writer, size: int, rng: random.Random) -> int:
     return units
 
 
-def gen_whisperx(out: _Writer, size: int, rng: random.Random) -> int:
+def gen_whisperx(out: _Writer, size: int, rng: random.Random, words: bool = False) -> int:
+    """WhisperX's JSON: segments; with ``words`` (aligned), each with its words, and the
+    ``word_segments`` list that WhisperX writes after them (here one word a segment)."""
     out.write('{"segments": [')
     units, ms = 0, 0
     while out.written() < size:
         start, ms = ms, ms + rng.randint(500, 8000)
         text = _sentence(rng)
-        words = text.split()
-        step = (ms - start) / 1000 / len(words)
-        speaker = rng.choice(_SPEAKERS[:4])
-        word_list = ", ".join(
-            json.dumps(
-                {
-                    "word": word,
-                    "start": round(start / 1000 + i * step, 3),
-                    "end": round(start / 1000 + (i + 1) * step, 3),
-                    "score": round(rng.random(), 3),
-                    "speaker": f"SPEAKER_0{_SPEAKERS.index(speaker)}",
-                },
-                ensure_ascii=False,
-            )
-            for i, word in enumerate(words)
-        )
+        speaker = f"SPEAKER_0{rng.randrange(4)}"
         segment = json.dumps(
-            {
-                "start": start / 1000,
-                "end": ms / 1000,
-                "text": " " + text,
-                "speaker": f"SPEAKER_0{_SPEAKERS.index(speaker)}",
-            },
+            {"start": start / 1000, "end": ms / 1000, "text": " " + text, "speaker": speaker},
             ensure_ascii=False,
         )
-        out.write(("" if units == 0 else ",\n") + segment[:-1] + f', "words": [{word_list}]}}')
+        if words:
+            tokens = text.split(" ")
+            step = (ms - start) / 1000 / len(tokens)
+            listed = ", ".join(
+                json.dumps(
+                    {
+                        "word": token,
+                        "start": round(start / 1000 + i * step, 3),
+                        "end": round(start / 1000 + (i + 1) * step, 3),
+                        "score": round(rng.random(), 3),
+                        "speaker": speaker,
+                    },
+                    ensure_ascii=False,
+                )
+                for i, token in enumerate(tokens)
+            )
+            segment = segment[:-1] + f', "words": [{listed}]}}'
+        out.write(("" if units == 0 else ",\n") + segment)
         units += 1
-    out.write('], "word_segments": [], "language": "en"}\n')
+    out.write("]")
+    if words:
+        out.write(', "word_segments": [')
+        for index in range(units):
+            word = {"word": rng.choice(_WORDS), "start": index / 2, "end": index / 2 + 0.4}
+            out.write(("" if index == 0 else ",\n") + json.dumps(word, ensure_ascii=False))
+        out.write("]")
+    out.write(', "language": "en"}\n')
     return units
 
 
@@ -216,17 +225,24 @@ GENERATORS: dict[str, Callable[[_Writer, int, random.Random], int]] = {
     "srt": gen_srt,
     "webvtt": gen_webvtt,
     "whisperx": gen_whisperx,
+    "whisperx-words": lambda out, size, rng: gen_whisperx(out, size, rng, words=True),
     "crd3": gen_crd3,
 }
 
 
 def generate(format_name: str, folder: Path, size: int, seed: int) -> tuple[Path, int]:
-    """The input of ``format_name``, about ``size`` bytes, and its unit count."""
-    path = folder / f"input-{format_name}.{SUFFIXES[format_name]}"
+    """The input of ``format_name``, about ``size`` bytes, and its unit count; an input
+    already in ``folder`` for the same size and seed is reused."""
+    suffix = SUFFIXES.get(format_name, "json")
+    path = folder / f"input-{format_name}-{size}-{seed}.{suffix}"
+    counted = path.with_suffix(".units")
+    if path.exists() and counted.exists():
+        return path, int(counted.read_text())
     with open(path, "wb") as stream:
         out = _Writer(stream)
         units = GENERATORS[format_name](out, size, random.Random(f"{seed}-{format_name}"))
         out.flush()
+    counted.write_text(str(units))
     return path, units
 
 
@@ -264,12 +280,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0 if all(row["ok"] for row in rows) else 1
 
 
-def run_format(format_name: str, folder: Path, size: int, args: argparse.Namespace) -> dict[str, Any]:
+def run_format(
+    format_name: str, folder: Path, size: int, args: argparse.Namespace
+) -> dict[str, Any]:
     from benchmarks.measure import Child, measure, warm
 
     source, expected = generate(format_name, folder, size, args.seed)
     output = folder / f"output-{format_name}.jsonl"
-    command = [sys.executable, "-m", "streamer", "import", format_name, str(source)]
+    imported = format_name.split("-")[0]  # whisperx-words is whisperx
+    command = [sys.executable, "-m", "streamer", "import", imported, str(source)]
     command += ["--output", str(output), "--document-id", "bench", "--quiet"]
     reading = [sys.executable, "-m", "benchmarks.import_bench", "--read", str(output)]
     answer = folder / f"read-{format_name}.json"
@@ -303,9 +322,8 @@ def run_format(format_name: str, folder: Path, size: int, args: argparse.Namespa
     row["ratio"] = row["wall"] / row["read_wall"]
     row["cpu_ratio"] = row["cpu"] / row["read_cpu"]
     row["ok"] = row["checked"]
-    for path in (source, output, answer):
-        if args.data_dir is None:
-            path.unlink(missing_ok=True)
+    output.unlink(missing_ok=True)
+    answer.unlink(missing_ok=True)
     return row
 
 

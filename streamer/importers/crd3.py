@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Literal
 
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import utterance
 from streamer.importers.json_items import array_items
 
 Unit = Literal["turn", "line"]
@@ -46,7 +47,7 @@ def _stripped(value: Any, path: str) -> list[str]:
     raise SourceError(f"{path} must be a list of strings")
 
 
-def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[Utterance]:
+def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
     previous = -1
     for index, turn in array_items(stream, "TURNS"):
         where = f"$.TURNS[{index}]"
@@ -69,9 +70,7 @@ def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[Utterance]:
         speaker = ", ".join(filter(None, _stripped(names, f"{where}.NAMES"))) or None
         lines = _stripped(utterances, f"{where}.UTTERANCES")
         if unit == "turn":
-            yield Utterance(f"t{number:05d}", " ".join(filter(None, lines)), where, speaker)
+            yield utterance(f"t{number:05d}", " ".join(filter(None, lines)), speaker)
         else:
             for line, text in enumerate(lines, 1):
-                yield Utterance(
-                    f"t{number:05d}-{line:02d}", text, f"{where}.UTTERANCES[{line - 1}]", speaker
-                )
+                yield utterance(f"t{number:05d}-{line:02d}", text, speaker)

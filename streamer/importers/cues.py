@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import clean_speaker, utterance
 from streamer.importers.lines import split_speaker_prefix, split_whisperx_prefix
 
 
@@ -51,7 +52,7 @@ class Utterances:
         self.count = 0
         self._previous: list[str] = []  # the previous cue's lines (rolling captions)
 
-    def add(self, cue: Cue, speaker: str | None, lines: list[str]) -> Utterance | None:
+    def add(self, cue: Cue, speaker: str | None, lines: list[str]) -> SourceUnit | None:
         if self.dedupe_rolling:
             previous, self._previous = self._previous, lines
             lines = lines[_overlap(previous, lines) :]
@@ -65,13 +66,8 @@ class Utterances:
         if not text:
             return None
         self.count += 1
-        return Utterance(
-            f"u{self.count:06d}",
-            text,
-            cue.where,
-            clean_speaker(speaker),
-            cue.start_ms,
-            cue.end_ms,
+        return utterance(
+            f"u{self.count:06d}", text, clean_speaker(speaker), cue.start_ms, cue.end_ms
         )
 
 

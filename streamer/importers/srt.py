@@ -35,8 +35,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from streamer.framework.errors import SourceError
+from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
-from streamer.importers.document import Utterance
 from streamer.importers.lines import text_lines
 
 _TIMESTAMP = r"(?:([0-9]+):)?([0-5]?[0-9]):([0-5][0-9])(?:[,.]([0-9]{1,3}))?"
@@ -86,7 +86,7 @@ def _entity(match: re.Match[str]) -> str:
 
 def read_srt(
     stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
-) -> Iterator[Utterance]:
+) -> Iterator[SourceUnit]:
     utterances = Utterances(speaker_prefix=speaker_prefix, dedupe_rolling=dedupe_rolling)
     cues = 0
     cue: Cue | None = None

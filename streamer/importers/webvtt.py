@@ -38,8 +38,9 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from streamer.framework.errors import SourceError
+from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
-from streamer.importers.document import Utterance, clean_speaker
+from streamer.importers.document import clean_speaker
 from streamer.importers.lines import text_lines
 
 _SIGNATURE = re.compile(r"WEBVTT(?:[ \t]|\Z)")
@@ -131,7 +132,7 @@ class _Parser:
         cue.set_times(_ms(*groups[:4]), _ms(*groups[4:]))
         self.cue = cue
 
-    def end_cue(self) -> Iterator[Utterance]:
+    def end_cue(self) -> Iterator[SourceUnit]:
         cue = self.cue
         self.cue = None
         if cue is not None:
@@ -140,7 +141,7 @@ class _Parser:
             if utterance is not None:
                 yield utterance
 
-    def feed(self, number: int, line: str) -> Iterator[Utterance]:
+    def feed(self, number: int, line: str) -> Iterator[SourceUnit]:
         """Take one line after the header; yield the utterance of a cue it completes."""
         if self.cue is not None:
             if not line:
@@ -168,7 +169,7 @@ class _Parser:
         elif line.strip():  # a line of white space between blocks is skipped
             self.start_block(number, line)
 
-    def finish(self) -> Iterator[Utterance]:
+    def finish(self) -> Iterator[SourceUnit]:
         if self.identifier_line:
             raise SourceError(f"line {self.identifier_line}: a block without cue timings")
         yield from self.end_cue()
@@ -176,7 +177,7 @@ class _Parser:
 
 def read_webvtt(
     stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
-) -> Iterator[Utterance]:
+) -> Iterator[SourceUnit]:
     parser = _Parser(speaker_prefix, dedupe_rolling)
     lines = text_lines(stream)
     first = next(lines, None)

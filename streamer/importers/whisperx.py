@@ -17,7 +17,8 @@ from typing import Any, BinaryIO
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import clean_speaker, sequential_unit_id, utterance
 from streamer.importers.json_items import array_items
 
 _MAX_SECONDS = Decimal(MAX_SAFE_INTEGER) / 1000
@@ -38,7 +39,7 @@ def seconds_to_ms(value: Any, path: str) -> int | None:
     raise SourceError(f"{path} must be a number of seconds from 0 to (2**53-1)/1000")
 
 
-def read_whisperx(stream: BinaryIO) -> Iterator[Utterance]:
+def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
     count = 0
     for index, segment in array_items(stream, "segments"):
         where = f"$.segments[{index}]"
@@ -58,4 +59,4 @@ def read_whisperx(stream: BinaryIO) -> Iterator[Utterance]:
         if not text:
             continue
         count += 1
-        yield Utterance(sequential_unit_id(count), text, where, clean_speaker(speaker), start, end)
+        yield utterance(sequential_unit_id(count), text, clean_speaker(speaker), start, end)
