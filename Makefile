@@ -82,6 +82,7 @@ $(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
 bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.batch_bench
+	$(BIN)/python -m benchmarks.import_bench
 
 lock: venv
 	$(BIN)/python -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new
