@@ -9,11 +9,13 @@ from typing import Any
 
 import orjson
 
-from benchmarks.cases import Result
+from benchmarks.cases import Result, Settings
 from benchmarks.contenders import Contender
 from benchmarks.environment import load_average
 from benchmarks.generate import Dataset, format_size
 from benchmarks.measure import Child, MiB
+from benchmarks.skips import RAM_SHARE, rules_table
+from benchmarks.targets import targets_table
 
 
 def _number(value: float | None, digits: int) -> str:
@@ -101,6 +103,9 @@ def write_markdown(
     baselines: tuple[Child, Child],
     env: dict[str, str],
     plotted: bool,
+    sizes: Sequence[int] = (),
+    settings: Settings | None = None,
+    unit_profile: bool = False,
 ) -> None:
     lines = [
         "# Benchmark results",
@@ -117,11 +122,25 @@ def write_markdown(
     lines += [f"- load average at the end (1, 5, 15 min): {load_average()}"]
     lines += ["", "## Command", "", "```", command, "```", "", "## Contenders", ""]
     lines += [f"- `{c.name}`: {c.summary}" for c in contenders]
+    targets = targets_table(results)
+    if targets:
+        lines += ["", "## Issue 14's targets", "", *targets]
     lines += ["", "## Results", "", *table(results)]
     variants = variants_table(results)
     if variants:
         lines += ["", "## Floor variants (the fastest right one is the floor)", "", *variants]
     lines += ["", "## Data sets", "", *datasets_table(datasets)]
+    if settings is not None and sizes:
+        lines += [
+            "",
+            "## Skip rules (so that the large sizes never swap the machine)",
+            "",
+            "The contenders that hold the whole input in memory are skipped above a size "
+            "(the option) and whenever their estimated peak (the factor, measured) would "
+            f"exceed {RAM_SHARE:.0%} of the machine's RAM; a skipped row says which rule.",
+            "",
+            *rules_table(settings, list(sizes)),
+        ]
     for profile, why in skipped_profiles.items():
         lines += ["", f"Profile `{profile}` skipped: {why}."]
     startup, baseline = baselines
@@ -132,6 +151,14 @@ def write_markdown(
         f"peak RSS this harness can report is the launcher's own, {baseline.peak_rss / MiB:.0f} "
         "MiB (measured on `true`).",
     ]
+    if unit_profile:
+        lines += [
+            "",
+            "## Where the time of a unit goes",
+            "",
+            "`unit-profile.md` (beside this file): `streamer evidence` and the floor under "
+            "cProfile, microseconds a unit by function (`benchmarks/unit_profile.py`).",
+        ]
     if plotted:
         lines += ["", "## Plot", "", "![time and peak memory against input size](results.png)"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

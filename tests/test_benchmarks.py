@@ -6,24 +6,36 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from benchmarks import contenders as registry
 from benchmarks.cases import Case, Result, Settings
 from benchmarks.checks import check_same, check_units, wrong
 from benchmarks.contenders import Script
-from benchmarks.contenders.floor import JSON_VARIANTS, digest, json_units, jsonl_floor
+from benchmarks.contenders.evidence_jobs import has_jobs
+from benchmarks.contenders.floor import VARIANTS, Variant, run_variant
 from benchmarks.generate import Dataset, generate
 from benchmarks.measure import Child
 from benchmarks.plot import plot
 from benchmarks.profiles import PROFILES
 from benchmarks.report import write_json, write_markdown
 from benchmarks.runner import run_contender
+from benchmarks.skips import too_big
+from benchmarks.targets import targets
+from benchmarks.unit_profile import Profile, Row
+from benchmarks.unit_profile import table as profile_table
 from streamer.framework.canonical_json import SemanticDigest
 
 TINY = 200_000
@@ -103,19 +115,62 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 
 
 @pytest.mark.parametrize("form", ["json", "jsonl"])
-def test_every_json_floor_variant_finds_the_digest(tiny: Dataset, form: str) -> None:
+def test_every_floor_variant_finds_the_digest(tiny: Dataset, form: str) -> None:
     path = str(tiny.source(form))
-    if form == "jsonl":
-        assert jsonl_floor(path) == (tiny.units, tiny.digest)
-        return
-    for read, buffer in JSON_VARIANTS:
-        assert digest(json_units(path, read, buffer)) == (tiny.units, tiny.digest)
+    assert VARIANTS[form][0].method == ("lines" if form == "jsonl" else "cut")
+    for variant in VARIANTS[form]:
+        # the variant's own block, and blocks smaller than a unit (and than the header)
+        for block in (variant.block, 300, 7):
+            found = run_variant(path, form, replace(variant, block=block))
+            assert found == (tiny.units, tiny.digest), (variant.name, block)
+
+
+_TRICKY = st.text(alphabet='{}[],:"\\ \n\tab\u00e9\U0001f600', max_size=24)
+_UNIT = st.fixed_dictionaries(
+    {"unit_id": st.from_regex(r"u[0-9]{1,4}", fullmatch=True), "kind": st.just("utterance")},
+    optional={
+        "text": _TRICKY,
+        "metadata": st.fixed_dictionaries({}, optional={"speaker": _TRICKY}),
+    },
+).map(lambda unit: {"text": "", **unit})
+
+
+@given(
+    units=st.lists(_UNIT, max_size=12),
+    layout=st.sampled_from([(",", ":"), (", ", ": "), (",\n", ":"), (" ,\n\t", " : ")]),
+    block=st.integers(min_value=1, max_value=90),
+    read=st.sampled_from(["raw", "buffered"]),
+)
+@hypothesis_settings(max_examples=150, deadline=None)
+def test_the_json_cut_floor_is_right_whatever_the_strings_hold(
+    tmp_path_factory: pytest.TempPathFactory,
+    units: list[dict[str, object]],
+    layout: tuple[str, str],
+    block: int,
+    read: str,
+) -> None:
+    """Texts full of ``},{``, quotes and escapes; any spacing; any block: the cut floor finds
+    the count and the digest a brute-force reference computes."""
+    expected = SemanticDigest()
+    for unit in units:
+        expected.add(unit)
+    separator, colon = layout
+    items = separator.join(
+        json.dumps(unit, separators=(",", colon), ensure_ascii=False) for unit in units
+    )
+    document = f'{{"document_id":"d","semantic_digest":"x","units":[{items}]}}\n'
+    path = tmp_path_factory.mktemp("cut") / "source.json"
+    path.write_bytes(document.encode())
+    for method in ("cut", "nesting"):
+        found = run_variant(str(path), "json", Variant(method, read, block))
+        assert found == (len(units), expected.hexdigest()), method
 
 
 EXPECTED = {
     "floor": "digest and count right",
     "evidence": "reference output",
     "evidence-stdin": "identical to evidence",
+    "evidence-jobs": "identical to evidence",
     "bundle": "identical to evidence",
     "naive": "identical to evidence",
     "validate": "bundle valid",
@@ -139,13 +194,14 @@ def test_every_contender_checks_identical_on_a_tiny_input(
         "floor",
         "evidence",
         "evidence-stdin",
+        "evidence-jobs",
         "bundle",
         "validate",
         "naive",
         "jq",
         "polars",
         "duckdb",
-        *list(results)[9:],
+        *list(results)[10:],
     ]
     published = _published(tiny, case)
     assert published > 0
@@ -155,6 +211,9 @@ def test_every_contender_checks_identical_on_a_tiny_input(
                 "skipped",
                 f"{PEERS[name]} is not installed (make bench installs it)",
             )
+            continue
+        if name == "evidence-jobs" and not has_jobs():
+            assert (result.state, result.note) == ("skipped", "streamer has no --jobs")
             continue
         assert result.state == "ok", (name, result.note)
         assert result.wall and result.peak_rss, name
@@ -242,8 +301,28 @@ def test_the_writers_write(tiny: Dataset, tmp_path: Path) -> None:
         baselines=(baseline, baseline),
         env=env,
         plotted=True,
+        sizes=[10**7, 3 * 10**7],
+        settings=Settings(),
+        unit_profile=True,
     )
     text = markdown.read_text()
+    assert (
+        "## Issue 14's targets\n\n4 met, 4 missed, 16 not measured (of 24 targets). Missed:" in text
+    )
+    assert (
+        "\n- short-ascii 30MB jsonl: evidence / floor wall <= 1.15: 1.20 (3.60 s / 3.00 s)\n"
+        in text
+    )
+    assert (
+        "| short-ascii | 30MB | jsonl | evidence / floor wall <= 1.15 | 1.20 (3.60 s / 3.00 s) "
+        "| MISSED (1.20 > 1.15) |" in text
+    )
+    assert "| synthetic | 10MB | jsonl | evidence peak RSS < 64 MiB | 40.0 MiB | MET |" in text
+    assert (
+        "| naive | both | `--naive-max 1GB` | 8x the input (1.2-2.3 GB at 300 MB) "
+        "| runs (~80 MB) | runs (~0.2 GB) |" in text
+    )
+    assert "`unit-profile.md` (beside this file)" in text
     assert (
         "| short-ascii | 30MB | jsonl | evidence | 3.60 | 0.60 | 8.3 | 40 | 1.20 | 1.20 | 1.00 |"
         in text
@@ -278,4 +357,155 @@ def test_a_contender_without_what_it_needs_is_skipped_and_says_why(
     assert (result.state, result.note) == ("skipped", "needs evidence")
     case.outputs["evidence"] = tmp_path / "evidence.json"
     result = run_contender(by_name["naive"], case)
-    assert (result.state, result.note) == ("skipped", "input above --naive-max")
+    assert (result.state, result.note) == (
+        "skipped",
+        "200KB above --naive-max 100KB (would need ~0 GB: 8x the input)",
+    )
+
+
+def _run(
+    contender: str, wall: float, rss_mib: float, form: str = "jsonl", size: str = "300MB"
+) -> Result:
+    rss = int(rss_mib * (1 << 20))
+    return Result("synthetic", size, form, contender, 10**8, "ok", wall, wall, rss)
+
+
+def test_the_targets_table_says_met_or_missed_with_the_figure() -> None:
+    results = [
+        _run("floor", 2.0, 30),
+        _run("evidence", 2.4, 60),
+        _run("evidence-jobs", 1.5, 40),
+        _run("polars", 1.8, 700),
+        _run("duckdb", 1.2, 500),
+        _run("floor", 2.0, 30, form="json"),
+        _run("evidence", 2.5, 70, form="json"),
+        Result("synthetic", "300MB", "json", "polars", 10**8, "skipped", note="too big"),
+    ]
+    rows = [(t.form, t.target, t.measured, t.status) for t in targets(results)]
+    assert rows == [
+        (
+            "jsonl",
+            "evidence / floor wall <= 1.15",
+            "1.20 (2.40 s / 2.00 s)",
+            "MISSED (1.20 > 1.15)",
+        ),
+        ("jsonl", "evidence wall < polars wall", "evidence-jobs 1.50 s vs 1.80 s (0.83x)", "MET"),
+        (
+            "jsonl",
+            "evidence wall < DuckDB wall",
+            "evidence-jobs 1.50 s vs 1.20 s (1.25x)",
+            "MISSED (1.25x DuckDB's time)",
+        ),
+        (
+            "jsonl",
+            "evidence peak RSS <= 1/10 of polars'",
+            "60 MiB vs 700 MiB (1/11.7)",
+            "MET",
+        ),
+        (
+            "jsonl",
+            "evidence peak RSS <= 1/10 of DuckDB's",
+            "60 MiB vs 500 MiB (1/8.3)",
+            "MISSED (1/8.3 of DuckDB's)",
+        ),
+        ("jsonl", "evidence peak RSS < 64 MiB", "60.0 MiB", "MET"),
+        (
+            "jsonl",
+            "evidence-jobs / evidence wall <= 0.7 (JSON Lines, 3 GB)",
+            "0.62 (1.50 s / 2.40 s)",
+            "not a target here (met)",
+        ),
+        ("json", "evidence / floor wall <= 1.3", "1.25 (2.50 s / 2.00 s)", "MET"),
+        ("json", "evidence wall < polars wall", "", "NOT MEASURED (polars skipped: too big)"),
+        ("json", "evidence wall < DuckDB wall", "", "NOT MEASURED (duckdb did not run)"),
+        (
+            "json",
+            "evidence peak RSS <= 1/10 of polars'",
+            "",
+            "NOT MEASURED (polars skipped: too big)",
+        ),
+        ("json", "evidence peak RSS <= 1/10 of DuckDB's", "", "NOT MEASURED (duckdb did not run)"),
+        ("json", "evidence peak RSS < 64 MiB", "70.0 MiB", "MISSED (70.0 MiB)"),
+        (
+            "json",
+            "evidence-jobs / evidence wall <= 0.7 (JSON Lines, 3 GB)",
+            "",
+            "not a target here (evidence-jobs did not run)",
+        ),
+    ]
+    at_3gb = [
+        _run("evidence", 10.0, 60, size="3GB"),
+        _run("evidence-jobs", 8.0, 60, size="3GB"),
+    ]
+    jobs = [t for t in targets(at_3gb) if t.target.startswith("evidence-jobs")]
+    assert [(t.measured, t.status) for t in jobs] == [
+        ("0.80 (8.00 s / 10.00 s)", "MISSED (0.80 > 0.7)")
+    ]
+
+
+def test_the_skip_rules_say_the_size_and_guard_the_ram(tiny: Dataset, tmp_path: Path) -> None:
+    case = Case(tiny, "json", tmp_path, Settings(peers_json_max=100_000))
+    assert too_big(case, "polars") == (
+        "200KB above --peers-json-max 100KB (would need ~0 GB: 9x the input)"
+    )
+    jsonl = Case(tiny, "jsonl", tmp_path)
+    assert too_big(jsonl, "polars", ram=10**7) is None
+    assert too_big(jsonl, "duckdb", ram=600_000) == (
+        "would need ~0 GB (3x the input), more than 80% of the machine's 0 GB"
+    )
+    assert too_big(jsonl, "evidence", ram=1) is None  # streams: no rule
+
+
+def test_a_unit_profile_table_sums_to_its_total() -> None:
+    rows = [Row(f"f{i}", 0.01 * (20 - i), 1000 * i) for i in range(20)]
+    profile = Profile("p", 10_000, rows, 3.0)
+    lines = profile_table(profile, top=15)
+    body = [line for line in lines if line.startswith("| ") and "---" not in line][1:]
+    figures = [float(line.split("|")[2].strip().strip("*")) for line in body]
+    assert len(body) == 15 + 2  # the top 15, the rest, the total
+    assert figures[-1] == pytest.approx(sum(figures[:-1]), abs=0.01)
+    assert figures[-1] == pytest.approx(sum(r.seconds for r in rows) * 1e6 / 10_000)
+    assert "| the other 5 functions |" in lines[-2]
+
+
+def test_the_unit_profile_script_runs_and_its_table_sums(tmp_path: Path) -> None:
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.unit_profile",
+            "--profile",
+            "short-ascii",
+            "--size",
+            "200KB",
+            "--forms",
+            "jsonl",
+            "--data-dir",
+            str(tmp_path / "work"),
+            "--top",
+            "5",
+        ],
+        capture_output=True,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    text = found.stdout.decode()
+    sections = text.split("\n### ")[1:]
+    assert [s.splitlines()[0] for s in sections] == [
+        "short-ascii 200KB jsonl: `streamer evidence`",
+        "short-ascii 200KB jsonl: the floor (its first variant)",
+    ]
+    for section in sections:
+        units = int(section.splitlines()[2].split(" units;")[0])
+        assert units == generate_count(tmp_path)
+        assert "the marginal cost of a unit is **" in section
+        body = [line for line in section.splitlines() if line.startswith("| ")][2:]
+        figures = [float(line.split("|")[2].strip().strip("*")) for line in body]
+        assert len(body) == 5 + 2
+        assert figures[-1] > 0
+        assert figures[-1] == pytest.approx(sum(figures[:-1]), abs=0.01)
+    assert list((tmp_path / "work").iterdir()) == []  # its data sets are removed
+
+
+def generate_count(tmp_path: Path) -> int:
+    return generate(tmp_path / "count", 200_000, profile="short-ascii", forms=["jsonl"]).units

@@ -69,7 +69,8 @@ def test_unit_lists_encode_as_rfc8785(units: list[dict[str, str]]) -> None:
     from streamer.framework.source.units import canonical_units
 
     structs = msgspec.convert(units, list[SourceUnit])
-    assert canonical_units(structs, str)[0] == rfc8785(units).encode("utf-8")
+    lines = "".join(rfc8785(unit) + "\n" for unit in units)
+    assert canonical_units(structs, str)[0] == lines.encode("utf-8")
 
 
 def test_every_control_character_is_escaped_as_rfc8785_says() -> None:

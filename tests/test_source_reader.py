@@ -3,7 +3,9 @@ members in any order, and every contract violation rejected with a located error
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 from typing import Any
 
 import msgspec
@@ -312,6 +314,172 @@ def test_batched_validation_agrees_with_unit_by_unit_validation(
         assert error.message == expected_error
         return
     assert expected_error is None
+    assert units == expected
+    digest = SemanticDigest()
+    for item in expected:
+        digest.add(item)
+    assert identity.semantic_digest == digest.hexdigest()
+
+
+def _units_with(bad: dict[str, Any], at: int, count: int = 7) -> list[dict[str, Any]]:
+    """``count`` good units (some with a self-reference or empty metadata), ``bad`` at
+    position ``at``."""
+    good = []
+    for index in range(count):
+        item = unit(f"g{index}", speaker="GM", start_ms=index, end_ms=index + 1)
+        if index % 2:
+            item["source_ref"] = {"start_unit_id": f"g{index}", "end_unit_id": f"g{index}"}
+        if index % 3 == 2:
+            item["metadata"] = {}
+        good.append(item)
+    good[at] = bad
+    return good
+
+
+BAD_LATER = [
+    (
+        {"unit_id": "x", "kind": "k", "text": "t", "metadata": {"start_ms": 9, "end_ms": 3}},
+        "{where}.metadata: start_ms is after end_ms",
+    ),
+    (
+        {
+            "unit_id": "x",
+            "kind": "k",
+            "text": "t",
+            "source_ref": {"start_unit_id": "x", "end_unit_id": "g0"},
+        },
+        '{where}.source_ref must cite exactly the unit itself ("x")',
+    ),
+]
+
+
+@pytest.mark.parametrize(("bad", "message"), BAD_LATER)
+@pytest.mark.parametrize("at", [0, 3, 6])
+@pytest.mark.parametrize("buffer_size", [7, 1 << 16])
+def test_batch_checks_locate_the_unit_that_fails(
+    bad: dict[str, Any], message: str, at: int, buffer_size: int
+) -> None:
+    """The checks a type cannot state run a batch at a time, yet name the unit that
+    fails, whichever position it has in its batch, in both forms."""
+    doc_units = _units_with(bad, at)
+    line = message.format(where=f"line {at + 2}")
+    path = message.format(where=f"$.units[{at}]")
+    assert error_of(jsonl_bytes("d", doc_units, digest=False), buffer_size) == line
+    assert error_of(json_bytes("d", doc_units, digest=False), buffer_size) == path
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text(min_size=1, max_size=4),
+            st.booleans(),
+            st.sampled_from([None, {}, {"speaker": "s"}, {"start_ms": 1, "end_ms": 2}]),
+        ),
+        max_size=12,
+        unique_by=lambda item: item[0],
+    ),
+    st.sampled_from([5, 64, 1 << 16]),
+)
+def test_self_references_and_empty_metadata_are_dropped_from_the_digest(
+    described: list[tuple[str, bool, dict[str, Any] | None]], buffer_size: int
+) -> None:
+    """Against a brute-force reference: the digest of units with self-references and
+    empty metadata is the digest of the units without them (compact JSON, where the
+    duplicate-member check takes its byte-count path), in both forms."""
+    doc_units: list[dict[str, Any]] = []
+    for unit_id, referenced, metadata in described:
+        item: dict[str, Any] = {"unit_id": unit_id, "kind": "k", "text": unit_id}
+        if referenced:
+            item["source_ref"] = {"start_unit_id": unit_id, "end_unit_id": unit_id}
+        if metadata is not None:
+            item["metadata"] = metadata
+        doc_units.append(item)
+    reference = hashlib.sha256()
+    for item in doc_units:
+        plain = {k: v for k, v in item.items() if k != "source_ref" and v != {}}
+        reference.update(orjson.dumps(plain, option=orjson.OPT_SORT_KEYS) + b"\n")
+    expected = "sha256:" + reference.hexdigest()
+    for data in (jsonl_bytes("d", doc_units), json_bytes("d", doc_units)):
+        reader = SourceDocumentReader(io.BytesIO(data), buffer_size=buffer_size)
+        assert [u.unit_id for u in reader] == [u for u, _, _ in described]
+        assert reader.identity.semantic_digest == expected
+
+
+@pytest.mark.parametrize("buffer_size", [7, 1 << 16])
+def test_the_first_of_two_problems_in_a_batch_is_reported(buffer_size: int) -> None:
+    """A bad self-reference before a unit whose times are reversed: the reference is
+    named, as a unit-by-unit check would (the batch checks run one after the other)."""
+    bad_times, bad_reference = (bad for bad, _ in BAD_LATER)
+    doc_units = _units_with(bad_times, 5)
+    doc_units[2] = {**bad_reference, "unit_id": "y", "source_ref": bad_reference["source_ref"]}
+    expected = '{where}.source_ref must cite exactly the unit itself ("y")'
+    data = jsonl_bytes("d", doc_units, digest=False)
+    assert error_of(data, buffer_size) == expected.format(where="line 4")
+    data = json_bytes("d", doc_units, digest=False)
+    assert error_of(data, buffer_size) == expected.format(where="$.units[2]")
+
+
+_STRUCTURAL_TEXT = st.text(alphabet='{}[],:"\\ \n\tabé🎲', max_size=12)
+_WRITERS = {
+    "compact": lambda doc: orjson.dumps(doc),
+    "indented": lambda doc: orjson.dumps(doc, option=orjson.OPT_INDENT_2),
+    "spaced": lambda doc: json.dumps(doc, ensure_ascii=False).encode(),
+}
+
+
+@given(
+    st.lists(st.tuples(_STRUCTURAL_TEXT, st.booleans(), st.booleans()), min_size=0, max_size=9),
+    st.sampled_from(sorted(_WRITERS)),
+    st.sampled_from([1, 2, 5, 17, 64, 1 << 16]),
+    st.sampled_from([None, "times", "type", "deep"]),
+    st.integers(0, 8),
+)
+def test_the_json_form_reads_the_same_however_it_is_cut(
+    described: list[tuple[str, bool, bool]],
+    writer: str,
+    buffer_size: int,
+    planted: str | None,
+    at: int,
+) -> None:
+    """Against a brute-force reference (the whole document parsed at once): the JSON form
+    read in buffers of any size, written compactly, indented or spaced, with texts full
+    of brackets, braces, commas and quotes (so that buffers end on look-alike item ends),
+    gives the same units and digest; a planted problem gets the same message whatever the
+    buffer size (the quick way and the exact scan agree)."""
+    doc_units: list[dict[str, Any]] = []
+    for index, (text, referenced, timed) in enumerate(described):
+        item: dict[str, Any] = {"unit_id": f"u{index}", "kind": "k", "text": text}
+        if referenced:
+            item["source_ref"] = {"start_unit_id": f"u{index}", "end_unit_id": f"u{index}"}
+        if timed:
+            item["metadata"] = {"speaker": text, "start_ms": 1, "end_ms": 2}
+        doc_units.append(item)
+    if planted is not None and doc_units:
+        bad = doc_units[at % len(doc_units)]
+        if planted == "times":
+            bad["metadata"] = {"start_ms": 5, "end_ms": 4}
+        elif planted == "type":
+            bad["kind"] = ["k"]
+        else:
+            bad["text"] = [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["x"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]
+    data = _WRITERS[writer]({"document_id": "d", "units": doc_units})
+    reference = json.loads(data)["units"]
+    try:
+        units, identity, _ = read_all(data, buffer_size)
+    except SourceError as error:
+        assert planted is not None
+        with pytest.raises(SourceError) as whole:
+            read_all(data, len(data) + 1)
+        if planted == "deep":  # refused before any parser sees it: its place is where the
+            # reading was ("in $.units", "after $.units[3]"), which depends on the buffer
+            deep = "the source document is nested more than 32 levels deep "
+            assert error.message.startswith(deep)
+            assert whole.value.message.startswith(deep)
+        else:
+            assert error.message == whole.value.message
+        return
+    assert planted is None or not doc_units
+    expected = [validate_unit(item, "$") for item in reference]
     assert units == expected
     digest = SemanticDigest()
     for item in expected:

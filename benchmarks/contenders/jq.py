@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from benchmarks.checks import check_units
 from benchmarks.contenders import Contender, Invocation, register
+from benchmarks.skips import too_big
 
 if TYPE_CHECKING:
     from benchmarks.cases import Case
@@ -47,9 +48,7 @@ class Jq(Contender):
     def skip(self, case: Case) -> str | None:
         if shutil.which("jq") is None:
             return "jq is not installed"
-        if case.dataset.target_bytes > case.settings.jq_max:
-            return "input above --jq-max"
-        return None
+        return too_big(case, "jq")
 
     def invocations(self, case: Case) -> list[Invocation]:
         jq = shutil.which("jq") or "jq"

@@ -26,6 +26,7 @@ import yaml
 
 from benchmarks.checks import check_same
 from benchmarks.contenders import PYTHON, Contender, Invocation, register
+from benchmarks.skips import too_big
 
 if TYPE_CHECKING:
     from benchmarks.cases import Case
@@ -43,9 +44,7 @@ class Naive(Contender):
     needs = ("evidence",)
 
     def skip(self, case: Case) -> str | None:
-        if case.dataset.target_bytes > case.settings.naive_max:
-            return "input above --naive-max"
-        return None
+        return too_big(case, "naive")
 
     def invocations(self, case: Case) -> list[Invocation]:
         output = case.out / f"naive.{case.form}.json"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from benchmarks.checks import check_units
 from benchmarks.contenders import PYTHON, Contender, Invocation, version_of
+from benchmarks.skips import too_big
 
 if TYPE_CHECKING:
     from benchmarks.cases import Case
@@ -35,11 +36,7 @@ class Peer(Contender):
     def skip(self, case: Case) -> str | None:
         if importlib.util.find_spec(self.library) is None:
             return f"{self.library} is not installed (make bench installs it)"
-        if case.form == "json" and case.dataset.target_bytes > case.settings.peers_json_max:
-            return "input above --peers-json-max"
-        if case.dataset.target_bytes > case.settings.peers_max:
-            return "input above --peers-max"
-        return None
+        return too_big(case, self.name)
 
     def invocations(self, case: Case) -> list[Invocation]:
         output = case.out / f"{self.name}.{case.form}.jsonl"

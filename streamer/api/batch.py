@@ -32,9 +32,10 @@ from streamer.api.batch_executors import (
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.config import load_config
+from streamer.api.exit_status import INCOMPLETE_EXIT_STATUS
 from streamer.api.extract import check_extraction
 from streamer.api.lanes import effective_lanes
-from streamer.api.run import INCOMPLETE_EXIT_STATUS, work_folder_of
+from streamer.api.run import work_folder_of
 from streamer.api.stages import BUNDLE, extracted_lanes
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.framework.errors import ConfigurationError

@@ -22,6 +22,7 @@ from typing import Any
 
 from streamer.api import stages
 from streamer.api.config import load_config
+from streamer.api.exit_status import INCOMPLETE_EXIT_STATUS
 from streamer.api.extract import check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
 from streamer.api.sources import Progress
@@ -54,7 +55,6 @@ from streamer.output.bundle_publication import (
 from streamer.output.publication import DIRECTORY_MODE
 
 WORK_SUFFIX = ".work"
-INCOMPLETE_EXIT_STATUS = 4
 REPORT_SUFFIX = ".html"
 
 

@@ -2,7 +2,7 @@
 
 ``chunk`` takes the ``ReadOptions``; ``project``, ``evidence`` and ``bundle`` take the
 ``RunOptions`` (the same, and the lanes of the run). Every key is optional; its default is
-where it is used: ``source_batches`` (``buffer_size`` 1 MiB, ``batch_units`` 256,
+where it is used: ``source_batches`` (``buffer_size`` 128 KiB, ``batch_units`` 16384,
 ``progress`` none), ``effective_lanes`` (every configured lane) and ``read_lane_outputs``
 (warnings printed on standard error).
 """

@@ -159,7 +159,7 @@ def source_batches(
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted.
-    ``options``: ``buffer_size`` (1 MiB), ``batch_units`` (256), ``progress`` (none)."""
+    ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384), ``progress`` (none)."""
     with open_source(source, options.get("progress")) as stream, _without_cycle_collection():
         reader = SourceDocumentReader(
             stream,

@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from streamer import __version__
-from streamer.api import bundles, extract, normalize, report, transcripts
+from streamer.api.bundles import bundle
+from streamer.api.extract import extract
 from streamer.api.lanes import Warn
+from streamer.api.normalize import normalize
+from streamer.api.report import report
 from streamer.api.sources import Progress
+from streamer.api.transcripts import import_transcript
 from streamer.api.work_folder import WorkFolder, file_digest
 from streamer.configuration import Configuration
 from streamer.output.publication import DIRECTORY_MODE
@@ -92,7 +96,7 @@ def _import_configuration(plan: RunPlan) -> Any:
 
 
 def _import(plan: RunPlan) -> dict[str, Any]:
-    result = transcripts.import_transcript(
+    result = import_transcript(
         plan.format_name,
         plan.transcript,
         document_id=plan.document_id,
@@ -125,7 +129,7 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
     lanes = extracted_lanes(plan.config, plan.lanes)
     if not lanes:
         return {"chunks": 0, "lanes": [], "failed_lanes": []}
-    result = extract.extract(
+    result = extract(
         plan.config,
         plan.path(SOURCE),
         candidates,
@@ -148,7 +152,7 @@ def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
 
 
 def _normalize(plan: RunPlan) -> dict[str, Any]:
-    result = normalize.normalize(
+    result = normalize(
         plan.config,
         plan.path(SOURCE),
         plan.path(CANDIDATES),
@@ -169,7 +173,7 @@ def _bundle_inputs(plan: RunPlan) -> Mapping[str, Path]:
 
 
 def _bundle(plan: RunPlan) -> dict[str, Any]:
-    result = bundles.bundle(
+    result = bundle(
         plan.config,
         plan.path(SOURCE),
         plan.path(LANES),
@@ -194,7 +198,7 @@ def _report_configuration(plan: RunPlan) -> Any:
 
 
 def _report(plan: RunPlan) -> dict[str, Any]:
-    summary = report.report(plan.path(BUNDLE), output=plan.path(REPORT))
+    summary = report(plan.path(BUNDLE), output=plan.path(REPORT))
     return {
         "lanes": summary.lanes,
         "records": summary.records,

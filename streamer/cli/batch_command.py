@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import typer
 
 from streamer import api
-from streamer.api.batch import BatchProgress
 from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import StatusLine, on_terminal
+
+if TYPE_CHECKING:
+    from streamer.api.batch import BatchProgress
 
 
 class BatchLine(StatusLine):

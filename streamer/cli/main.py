@@ -29,7 +29,7 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
-from streamer.api.batch import SESSIONS_FAILED_EXIT_STATUS
+from streamer.api.exit_status import INCOMPLETE_EXIT_STATUS
 from streamer.cli import (  # each import registers its command
     batch_command,  # noqa: F401
     bundle_command,  # noqa: F401
@@ -48,7 +48,7 @@ from streamer.framework.errors import StreamerError
 
 EXIT_UNEXPECTED = 1
 EXIT_USAGE = 2
-EXIT_SESSIONS_FAILED = SESSIONS_FAILED_EXIT_STATUS
+EXIT_SESSIONS_FAILED = INCOMPLETE_EXIT_STATUS
 EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143

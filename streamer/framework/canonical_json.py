@@ -52,18 +52,12 @@ class SemanticDigest:
         if len(batch) >= self._BATCH:
             self._flush()
 
-    def add_canonical_list(self, listed: bytes) -> None:
-        """Add validated units given as the canonical JSON of their list, in one call.
-
-        In that list, ``},{"kind":`` occurs exactly between two units: every validated
-        unit's first member is ``kind``; inside a unit a ``{`` follows only a colon; and
-        inside a string every quote is escaped. So the list splits into the units' lines.
-        """
-        if len(listed) > 2:
+    def add_canonical_lines(self, lines: bytes) -> None:
+        """Add validated units given as their canonical JSON, one line each with its
+        ``\\n`` (``msgspec.json.Encoder(order="sorted").encode_lines``), in one call."""
+        if lines:
             self._flush()
-            lines = listed.replace(b'},{"kind":', b'}\n{"kind":')
-            self._hash.update(memoryview(lines)[1:-1])
-            self._hash.update(b"\n")
+            self._hash.update(lines)
 
     def _flush(self) -> None:
         if self._batch:

@@ -44,14 +44,14 @@ def unit_ids(units: list[SourceUnit]) -> list[str]:
     return [unit.unit_id for unit in units]
 
 
-def decode_lines(block: bytes, line_count: int) -> list[SourceUnit] | None:
-    """Decode a block of JSON lines, one unit per line; ``None`` when any line breaks the
-    contract or is blank (it is then parsed again, line by line, to locate the problem)."""
+def decode_lines(block: bytes) -> list[SourceUnit] | None:
+    """Decode a block of JSON lines, one unit per line (msgspec skips blank lines: the
+    caller counts); ``None`` when any line breaks the contract (it is then parsed again,
+    line by line, to locate the problem)."""
     try:
-        units = _decoder.decode_lines(block)
+        return _decoder.decode_lines(block)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
-    return units if len(units) == line_count else None  # msgspec skips blank lines
 
 
 def decode_array(array: bytes) -> list[SourceUnit] | None:
@@ -98,47 +98,84 @@ _EMPTY_METADATA_SIZE = len(b',"metadata":{}')
 
 
 def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[str], Dropped]:
-    """Finish validating ``units`` (in place) and return the canonical JSON of their list,
-    which is what the semantic digest covers, their unit IDs, and what of their JSON text
-    the canonical JSON drops (see ``has_duplicate_members``).
+    """Finish validating ``units`` (in place) and return their canonical JSON, one line a
+    unit, each ending with ``\\n``, which is exactly what the semantic digest covers,
+    their unit IDs, and what of their JSON text the canonical JSON drops (see
+    ``has_duplicate_members``).
 
-    What a type cannot state is checked here, in one loop: a self-reference must cite its
-    unit (and is then dropped: the digest does not cover it), ``start_ms <= end_ms``, and
-    empty metadata is no metadata.
+    What a type cannot state is checked here, a batch at a time: in one loop,
+    ``start_ms <= end_ms`` and which units have empty metadata (it is the same as none, and
+    dropped); a self-reference must cite its unit (and is then dropped: the digest does
+    not cover it). Then one encoding.
     """
-    ids: list[str] = []
-    append = ids.append
-    quotes = size = 0
-    for index, unit in enumerate(units):
-        unit_id = unit.unit_id
-        append(unit_id)
-        reference = unit.source_ref
-        if reference is not UNSET:
-            if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:
-                validate_unit(msgspec.to_builtins(unit), where(index))
-            unit.source_ref = UNSET
-            # "source_ref":{"start_unit_id":ID,"end_unit_id":ID}: 10 quotes, and one for
-            # each (escaped) quote of the ID, written twice
-            quotes += 10 + 2 * unit_id.count('"')
-            size += _REFERENCE_SIZE + 2 * len(_published.encode(unit_id))
+    empty = _check_metadata(units, where)
+    ids = [unit.unit_id for unit in units]
+    referenced = [unit for unit in units if unit.source_ref is not UNSET]
+    quotes, size = _drop_references(referenced, units, where) if referenced else (0, 0)
+    if empty:
+        for unit in empty:
+            unit.metadata = UNSET
+        quotes += 2 * len(empty)
+        size += _EMPTY_METADATA_SIZE * len(empty)
+    return _canonical.encode_lines(units), ids, Dropped(quotes, size)
+
+
+def _check_metadata(units: list[SourceUnit], where: Where) -> list[SourceUnit]:
+    """Fail on the first unit whose ``start_ms`` is after its ``end_ms``; the units whose
+    metadata is empty."""
+    empty = []
+    for unit in units:
         item = unit.metadata
-        if item is UNSET:
-            continue
-        start = item.start_ms
-        if start is UNSET:
-            if item.end_ms is UNSET and item.speaker is UNSET:
-                unit.metadata = UNSET  # empty metadata is the same as none
-                quotes += 2
-                size += _EMPTY_METADATA_SIZE
-        elif (end := item.end_ms) is not UNSET and start > end:
-            raise SourceError(f"{where(index)}.metadata: start_ms is after end_ms")
-    return _canonical.encode(units), ids, Dropped(quotes, size)
+        if item is not UNSET:
+            start = item.start_ms
+            if start is not UNSET:
+                end = item.end_ms
+                if end is not UNSET and start > end:
+                    index = units.index(unit)
+                    _check_references(units[:index], where)  # the first problem wins
+                    raise SourceError(f"{where(index)}.metadata: start_ms is after end_ms")
+            elif item.end_ms is UNSET and item.speaker is UNSET:
+                empty.append(unit)
+    return empty
 
 
-def has_duplicate_members(raw: bytes, separators: int, listed: bytes, dropped: Dropped) -> bool:
-    """Whether the JSON text ``raw`` of a list of accepted units, ``separators`` bytes
+def _check_references(units: list[SourceUnit], where: Where) -> None:
+    """Fail on the first unit whose self-reference does not cite the unit itself."""
+    for index, unit in enumerate(units):
+        reference = unit.source_ref
+        if reference is not UNSET and (
+            reference.start_unit_id != unit.unit_id or reference.end_unit_id != unit.unit_id
+        ):
+            validate_unit(msgspec.to_builtins(unit), where(index))
+
+
+def _drop_references(
+    referenced: list[SourceUnit], units: list[SourceUnit], where: Where
+) -> tuple[int, int]:
+    """Check and drop the self-references of ``referenced`` (among ``units``); what they
+    took in the JSON text (quotes, bytes)."""
+    for unit in referenced:
+        reference = unit.source_ref
+        unit_id = unit.unit_id
+        assert reference is not UNSET
+        if reference.start_unit_id != unit_id or reference.end_unit_id != unit_id:
+            _check_references(units, where)
+        unit.source_ref = UNSET
+    # "source_ref":{"start_unit_id":ID,"end_unit_id":ID}: 10 quotes, and one for each
+    # (escaped) quote of the ID, written twice; the IDs' JSON in one encoding
+    count = len(referenced)
+    listed_ids = _published.encode([unit.unit_id for unit in referenced])
+    id_quotes = listed_ids.count(b'"') - 2 * count
+    id_bytes = len(listed_ids) - 2 - (count - 1)
+    return 10 * count + 2 * id_quotes, _REFERENCE_SIZE * count + 2 * id_bytes
+
+
+def has_duplicate_members(
+    raw: bytes, separators: int, lines: bytes, count: int, dropped: Dropped
+) -> bool:
+    """Whether the JSON text ``raw`` of ``count`` accepted units, ``separators`` bytes
     between and around them, may repeat a member name, given ``canonical_units``' result
-    for them (``True`` is then decided exactly, by a parse).
+    for them, ``lines`` (``True`` is then decided exactly, by a parse).
 
     The decoder keeps the last of repeated members and drops the others: each adds bytes,
     and at least the two quotes of its name, to ``raw`` that the canonical JSON does not
@@ -150,7 +187,6 @@ def has_duplicate_members(raw: bytes, separators: int, listed: bytes, dropped: D
     ``\\u0022``), or among the dropped ones: ``raw`` has more quotes exactly when a member
     repeats (three C-level passes over the bytes).
     """
-    units = len(listed) - 2 + separators  # the brackets of the list, the separators
-    if len(raw) == units + dropped.size:
+    if len(raw) == len(lines) - count + separators + dropped.size:  # a newline a line
         return False
-    return raw.count(b'"') != listed.count(b'"') + dropped.quotes or b"\\u0022" in raw
+    return raw.count(b'"') != lines.count(b'"') + dropped.quotes or b"\\u0022" in raw
