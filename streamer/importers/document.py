@@ -7,7 +7,7 @@ order. ``spool_document`` works on batches of them: a batch is encoded by msgspe
 published JSON lines, which are decoded again against ``SourceUnit`` (the contract's
 types, non-empty strings, integer ranges, checked in C: the reader's own check) with
 ``start_ms <= end_ms`` checked over the batch, then written to a temporary spool; its
-canonical JSON is added to the semantic digest in one call. A batch that breaks the
+canonical JSON lines are added to the semantic digest in one call. A batch that breaks the
 contract is validated unit by unit by ``validate_unit``, which raises the located,
 content-safe error (naming the unit by its position). The importers check what they read
 before they build a unit, with errors located in their input, so that is a guard against
@@ -138,7 +138,7 @@ def _spool_batch(
         checked = []
     if len(checked) != len(batch) or not _times_in_order(batch):
         _refuse(batch, base)
-    digest.add_canonical_list(_canonical.encode(batch))
+    digest.add_canonical_lines(_canonical.encode_lines(batch))
     spool.write(lines)
 
 
