@@ -22,6 +22,7 @@ class Settings:
     peers_max: int = 3 * 10**9  # JSON Lines
     peers_json_max: int = 10**9  # one JSON document: the peers hold it parsed, ~9x
     floor_variants: str = "all"  # or "first": the first variant of a form only
+    floor_variants_max: int | None = None  # above this size, the first variant only
 
 
 @dataclass

@@ -61,6 +61,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="try every JSON floor variant and keep the fastest (all), or only the first",
     )
     parser.add_argument(
+        "--floor-variants-max",
+        default=None,
+        help="with --floor-variants all: every variant up to this size, the first above "
+        "(e.g. 1GB: the 3 GB runs time the fastest variant found at 300 MB)",
+    )
+    parser.add_argument(
         "--unit-profile-size",
         default="30MB",
         help="write unit-profile.md: each profile at this size under cProfile (none: skip)",
@@ -84,6 +90,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             peers_max=parse_size(options.peers_max),
             peers_json_max=parse_size(options.peers_json_max),
             floor_variants=options.floor_variants,
+            floor_variants_max=(
+                None
+                if options.floor_variants_max is None
+                else parse_size(options.floor_variants_max)
+            ),
         )
     except ValueError as error:
         parser.error(str(error))

@@ -92,6 +92,7 @@ class Variant:
 VARIANTS = {
     "jsonl": (
         Variant("lines", "raw", 256 * KiB),
+        Variant("lines", "raw", 128 * KiB),
         Variant("lines", "raw", 64 * KiB),
         Variant("lines", "raw", 1 * MiB),
         Variant("lines", "raw", 4 * MiB),
@@ -100,6 +101,7 @@ VARIANTS = {
     ),
     "json": (
         Variant("cut", "raw", 256 * KiB),
+        Variant("cut", "raw", 128 * KiB),
         Variant("cut", "raw", 64 * KiB),
         Variant("cut", "raw", 1 * MiB),
         Variant("cut", "raw", 4 * MiB),
@@ -120,7 +122,11 @@ class Floor(Contender):
     def invocations(self, case: Case) -> list[Invocation]:
         base = [PYTHON, "-m", "benchmarks.contenders.floor", "--form", case.form]
         variants = VARIANTS[case.form]
-        if case.settings.floor_variants == "first":
+        settings = case.settings
+        largest = settings.floor_variants_max
+        if settings.floor_variants == "first" or (
+            largest is not None and case.dataset.target_bytes > largest
+        ):
             variants = variants[:1]
         runs = []
         for variant in variants:
