@@ -83,6 +83,7 @@ bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m compileall -q streamer benchmarks  # as an install would: no compiling in the timings
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.batch_bench
+	$(BIN)/python -m benchmarks.import_bench
 
 lock: venv
 	$(BIN)/python -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new

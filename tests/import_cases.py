@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from msgspec import UNSET
+
+from streamer.framework.source.unit import SourceUnit
 from tests.support import REPO
 
 FIXTURES = REPO / "fixtures" / "import"
@@ -48,3 +52,13 @@ CASES = [
     ),
 ]
 CASE_IDS = [case.name for case in CASES]
+
+
+def plain(unit: SourceUnit) -> tuple[Any, ...]:
+    """``(unit_id, text, speaker, start_ms, end_ms)`` of an imported unit, ``None`` for
+    metadata it does not have."""
+    metadata = unit.metadata
+    if metadata is UNSET:
+        return (unit.unit_id, unit.text, None, None, None)
+    fields = (metadata.speaker, metadata.start_ms, metadata.end_ms)
+    return (unit.unit_id, unit.text, *(None if value is UNSET else value for value in fields))

@@ -17,6 +17,7 @@ import pytest
 
 from streamer.framework.errors import SourceError
 from streamer.importers.formats import read_utterances
+from tests.import_cases import plain
 from tests.support import REPO
 
 MEMORY_LIMIT = 256 << 20
@@ -52,10 +53,7 @@ def import_run(
 
 
 def units(fmt: str, data: bytes, **options: Any) -> list[tuple[Any, ...]]:
-    return [
-        (u.unit_id, u.text, u.speaker, u.start_ms, u.end_ms)
-        for u in read_utterances(fmt, io.BytesIO(data), **options)
-    ]
+    return [plain(unit) for unit in read_utterances(fmt, io.BytesIO(data), **options)]
 
 
 def error_of(fmt: str, data: bytes, **options: Any) -> str:

@@ -9,18 +9,17 @@ from typing import Any
 import pytest
 
 from streamer.framework.errors import SourceError
-from streamer.importers.document import spool_document
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import spool_document, utterance
 from streamer.importers.formats import read_utterances
 from streamer.importers.lines import split_speaker_prefix, text_lines
 from streamer.importers.webvtt import cue_text
 from streamer.importers.whisperx import seconds_to_ms
+from tests.import_cases import plain
 
 
 def units(fmt: str, data: bytes, **options: Any) -> list[tuple[Any, ...]]:
-    return [
-        (u.unit_id, u.text, u.speaker, u.start_ms, u.end_ms)
-        for u in read_utterances(fmt, io.BytesIO(data), **options)
-    ]
+    return [plain(unit) for unit in read_utterances(fmt, io.BytesIO(data), **options)]
 
 
 @pytest.mark.parametrize(
@@ -182,3 +181,32 @@ def test_spooled_document_header_and_lines() -> None:
     ]
     assert lines[0].startswith(b'{"document_id":"doc","semantic_digest":"sha256:')
     assert document.unit_count == 2
+
+
+@pytest.mark.parametrize(
+    ("units", "message"),
+    [
+        (
+            [utterance("u1", "a"), SourceUnit("", "utterance", "x")],
+            "unit 2.unit_id must be a non-empty string",
+        ),
+        ([utterance("u1", "a", None, 5, 1)], "unit 1.metadata: start_ms is after end_ms"),
+        (
+            [utterance("u1", "a", None, 2**53, None)],
+            "unit 1.metadata.start_ms must be an integer from 0 to 2**53-1",
+        ),
+        ([SourceUnit("u1", "utterance", 3)], "unit 1.text must be a string"),  # type: ignore[arg-type]
+        (
+            [utterance(f"u{i}", "a") for i in range(5000)] + [utterance("x", "a", 7)],  # type: ignore[arg-type]
+            "unit 5001.metadata.speaker must be a string",
+        ),
+    ],
+)
+def test_the_writer_refuses_a_unit_that_breaks_the_contract(
+    units: list[SourceUnit], message: str
+) -> None:
+    """The batch check guards against a defect of an importer: the unit is named by its
+    position (never by its content), and nothing is spooled."""
+    with pytest.raises(SourceError) as caught:
+        spool_document("doc", units)
+    assert caught.value.one_line() == message

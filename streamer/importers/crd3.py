@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Literal
 
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import utterance
 from streamer.importers.json_items import array_items
 
 Unit = Literal["turn", "line"]
@@ -36,22 +37,27 @@ def line_unit_id(number: int, line: int) -> str:
     return f"t{number:05d}-{line:02d}"
 
 
-def _strings(value: Any, path: str) -> list[str]:
-    if type(value) is not list or not all(type(item) is str for item in value):
-        raise SourceError(f"{path} must be a list of strings")
-    return value
+def _stripped(value: Any, path: str) -> list[str]:
+    """The strings of the list ``value``, each stripped of white space."""
+    if type(value) is list:
+        try:
+            return list(map(str.strip, value))
+        except TypeError:  # an item is not a string
+            pass
+    raise SourceError(f"{path} must be a list of strings")
 
 
-def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[Utterance]:
+def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
     previous = -1
     for index, turn in array_items(stream, "TURNS"):
         where = f"$.TURNS[{index}]"
         if type(turn) is not dict:
             raise SourceError(f"{where} must be an object")
-        for member in ("NAMES", "UTTERANCES", "NUMBER"):
-            if member not in turn:
-                raise SourceError(f"{where}.{member} is required")
-        number = turn["NUMBER"]
+        try:
+            names, utterances, number = turn["NAMES"], turn["UTTERANCES"], turn["NUMBER"]
+        except KeyError:
+            missing = next(name for name in ("NAMES", "UTTERANCES", "NUMBER") if name not in turn)
+            raise SourceError(f"{where}.{missing} is required") from None
         if type(number) is not int or number < 0:
             raise SourceError(f"{where}.NUMBER must be an integer >= 0")
         if number <= previous:
@@ -60,17 +66,11 @@ def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[Utterance]:
                 hint="CRD3 numbers its turns in transcript order",
             )
         previous = number
-        names = _strings(turn["NAMES"], f"{where}.NAMES")
-        utterances = _strings(turn["UTTERANCES"], f"{where}.UTTERANCES")
-        speaker = clean_speaker(", ".join(name.strip() for name in names if name.strip()))
+        # the names, stripped, without the empty ones: nothing to strip around them
+        speaker = ", ".join(filter(None, _stripped(names, f"{where}.NAMES"))) or None
+        lines = _stripped(utterances, f"{where}.UTTERANCES")
         if unit == "turn":
-            text = " ".join(line.strip() for line in utterances if line.strip())
-            yield Utterance(turn_unit_id(number), text, where, speaker)
+            yield utterance(f"t{number:05d}", " ".join(filter(None, lines)), speaker)
         else:
-            for line, utterance in enumerate(utterances, 1):
-                yield Utterance(
-                    line_unit_id(number, line),
-                    utterance.strip(),
-                    f"{where}.UTTERANCES[{line - 1}]",
-                    speaker,
-                )
+            for line, text in enumerate(lines, 1):
+                yield utterance(f"t{number:05d}-{line:02d}", text, speaker)

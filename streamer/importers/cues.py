@@ -12,11 +12,10 @@ nothing new gives no utterance.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import clean_speaker, utterance
 from streamer.importers.lines import split_speaker_prefix, split_whisperx_prefix
 
 
@@ -43,7 +42,8 @@ class Utterances:
     """Turns finished cues into utterances, numbered ``u000001``, ``u000002``, ...
 
     ``add(cue, speaker, lines)`` takes the cue's cleaned text lines (stripped, markup
-    removed, empty ones dropped) and the speaker its markup named, if any.
+    removed, empty ones dropped) and the speaker its markup named, if any, and returns
+    the cue's utterance (``None`` when it has no text).
     """
 
     def __init__(self, *, speaker_prefix: bool, dedupe_rolling: bool) -> None:
@@ -52,7 +52,7 @@ class Utterances:
         self.count = 0
         self._previous: list[str] = []  # the previous cue's lines (rolling captions)
 
-    def add(self, cue: Cue, speaker: str | None, lines: list[str]) -> Iterator[Utterance]:
+    def add(self, cue: Cue, speaker: str | None, lines: list[str]) -> SourceUnit | None:
         if self.dedupe_rolling:
             previous, self._previous = self._previous, lines
             lines = lines[_overlap(previous, lines) :]
@@ -64,15 +64,10 @@ class Utterances:
                 speaker, text = split_whisperx_prefix(text)
             text = text.strip()
         if not text:
-            return
+            return None
         self.count += 1
-        yield Utterance(
-            sequential_unit_id(self.count),
-            text,
-            cue.where,
-            clean_speaker(speaker),
-            cue.start_ms,
-            cue.end_ms,
+        return utterance(
+            f"u{self.count:06d}", text, clean_speaker(speaker), cue.start_ms, cue.end_ms
         )
 
 

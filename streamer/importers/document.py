@@ -1,13 +1,20 @@
-"""The shared writer: imported utterances in, a source document as JSON Lines out.
+"""The shared writer: imported source units in, a source document as JSON Lines out.
 
-Every importer yields ``Utterance`` values in transcript order. ``spool_document`` turns
-each one into a unit object (``unit_id, kind, text, metadata``; metadata members
-``speaker, start_ms, end_ms``, omitted when the unit has none), validates it against the
-source-document contract, adds it to the semantic digest and writes it, compact, to a
-temporary spool. The header line needs the digest, which is known only at the end: the
-caller writes the header and then the spool (``SpooledDocument.write_to``), so nothing is
-published until the whole transcript has been read and accepted, and memory stays bounded
-whatever the transcript's length.
+Every importer builds each unit once, as the ``SourceUnit`` struct of the contract
+(``unit_id, kind, text, metadata``; metadata members ``speaker, start_ms, end_ms``,
+omitted when the unit has none; ``utterance`` builds one), and yields them in transcript
+order. ``spool_document`` works on batches of them: a batch is encoded by msgspec as the
+published JSON lines, which are decoded again against ``SourceUnit`` (the contract's
+types, non-empty strings, integer ranges, checked in C: the reader's own check) with
+``start_ms <= end_ms`` checked over the batch, then written to a temporary spool; its
+canonical JSON lines are added to the semantic digest in one call. A batch that breaks the
+contract is validated unit by unit by ``validate_unit``, which raises the located,
+content-safe error (naming the unit by its position). The importers check what they read
+before they build a unit, with errors located in their input, so that is a guard against
+a defect of an importer, not a check of the transcript. The header line needs the
+digest, which is known only at the end: the caller writes the header and then the spool
+(``SpooledDocument.write_to``), so nothing is published until the whole transcript has
+been read and accepted, and memory stays bounded whatever the transcript's length.
 """
 
 from __future__ import annotations
@@ -15,16 +22,24 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
+import msgspec
 import orjson
+from msgspec import UNSET
 
 from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.errors import SourceError
+from streamer.framework.source.unit import SourceUnit, UnitMetadata
 from streamer.framework.source.unit_rules import validate_unit
 
 SPOOL_IN_MEMORY = 4 << 20
 UNIT_KIND = "utterance"
+BATCH_SIZE = 4096  # units encoded, checked, digested and written at a time
+
+_published = msgspec.json.Encoder()
+_canonical = msgspec.json.Encoder(order="sorted")
+_check = msgspec.json.Decoder(SourceUnit)
 
 
 def sequential_unit_id(number: int) -> str:
@@ -40,30 +55,28 @@ def clean_speaker(name: str | None) -> str | None:
     return name or None
 
 
-@dataclass(frozen=True, slots=True)
-class Utterance:
-    """One unit of an imported transcript. ``where`` locates it in the input for errors
-    (``line 12 (cue 4)``, ``$.segments[3]``); it is never published."""
-
-    unit_id: str
-    text: str
-    where: str
-    speaker: str | None = None
-    start_ms: int | None = None
-    end_ms: int | None = None
-
-    def unit(self) -> dict[str, Any]:
-        unit: dict[str, Any] = {"unit_id": self.unit_id, "kind": UNIT_KIND, "text": self.text}
-        metadata: dict[str, Any] = {}
-        if self.speaker is not None:
-            metadata["speaker"] = self.speaker
-        if self.start_ms is not None:
-            metadata["start_ms"] = self.start_ms
-        if self.end_ms is not None:
-            metadata["end_ms"] = self.end_ms
-        if metadata:
-            unit["metadata"] = metadata
-        return unit
+def utterance(
+    unit_id: str,
+    text: str,
+    speaker: str | None = None,
+    start_ms: int | None = None,
+    end_ms: int | None = None,
+) -> SourceUnit:
+    """An imported unit of kind ``utterance``; ``None`` is no such metadata."""
+    if start_ms is None and end_ms is None:
+        if speaker is None:
+            return SourceUnit(unit_id, UNIT_KIND, text)
+        return SourceUnit(unit_id, UNIT_KIND, text, metadata=UnitMetadata(speaker))
+    return SourceUnit(
+        unit_id,
+        UNIT_KIND,
+        text,
+        metadata=UnitMetadata(
+            UNSET if speaker is None else speaker,
+            UNSET if start_ms is None else start_ms,
+            UNSET if end_ms is None else end_ms,
+        ),
+    )
 
 
 class SpooledDocument:
@@ -90,21 +103,57 @@ class SpooledDocument:
         self._spool.close()
 
 
-def spool_document(document_id: str, utterances: Iterable[Utterance]) -> SpooledDocument:
-    """Validate, digest and spool every utterance. Raises ``SourceError`` on the first
-    invalid one; the spool is then discarded."""
+def spool_document(document_id: str, units: Iterable[SourceUnit]) -> SpooledDocument:
+    """Check, digest and spool every unit. Raises ``SourceError`` on the first invalid
+    one; the spool is then discarded."""
     digest = SemanticDigest()
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
     count = 0
     try:
-        write = spool.write
-        dumps = orjson.dumps
-        for utterance in utterances:
-            unit = validate_unit(utterance.unit(), utterance.where)
-            digest.add(unit)
-            write(dumps(unit) + b"\n")
-            count += 1
+        batch: list[SourceUnit] = []
+        append = batch.append
+        for unit in units:
+            append(unit)
+            if len(batch) >= BATCH_SIZE:
+                _spool_batch(batch, count, digest, spool)
+                count += len(batch)
+                batch.clear()
+        _spool_batch(batch, count, digest, spool)
+        count += len(batch)
     except BaseException:
         spool.close()
         raise
     return SpooledDocument(document_id, digest.hexdigest(), count, spool)
+
+
+def _spool_batch(
+    batch: list[SourceUnit], base: int, digest: SemanticDigest, spool: IO[bytes]
+) -> None:
+    if not batch:
+        return
+    try:
+        lines = _published.encode_lines(batch)
+        checked = _check.decode_lines(lines)
+    except (msgspec.ValidationError, msgspec.DecodeError, TypeError, UnicodeEncodeError):
+        checked = []
+    if len(checked) != len(batch) or not _times_in_order(batch):
+        _refuse(batch, base)
+    digest.add_canonical_lines(_canonical.encode_lines(batch))
+    spool.write(lines)
+
+
+def _times_in_order(batch: list[SourceUnit]) -> bool:
+    for unit in batch:
+        metadata = unit.metadata
+        if metadata is not UNSET:
+            start, end = metadata.start_ms, metadata.end_ms
+            if start is not UNSET and end is not UNSET and start > end:
+                return False
+    return True
+
+
+def _refuse(batch: list[SourceUnit], base: int) -> None:
+    """Raise the located error of the first unit of ``batch`` that breaks the contract."""
+    for position, unit in enumerate(batch, base + 1):
+        validate_unit(msgspec.to_builtins(unit), f"unit {position}")
+    raise SourceError(f"unit {base + 1} or one after it breaks the source-document contract")

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.source.unit import SourceUnit
 from streamer.importers.crd3 import read_crd3
-from streamer.importers.document import Utterance
 from streamer.importers.srt import read_srt
 from streamer.importers.text import read_text
 from streamer.importers.webvtt import read_webvtt
@@ -26,7 +26,7 @@ def read_utterances(
     unit: str | None = None,
     speaker_prefix: bool = False,
     dedupe_rolling: bool = False,
-) -> Iterator[Utterance]:
+) -> Iterator[SourceUnit]:
     """The utterances of ``stream`` read as ``format_name``. Options that the format does
     not take are usage errors (raised before anything is read)."""
     if format_name not in FORMATS:

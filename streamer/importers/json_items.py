@@ -1,34 +1,59 @@
-"""Streaming the items of one top-level array member of a JSON object with ijson.
+"""Streaming the items of one top-level array member of a JSON object.
 
 The importers of JSON formats (``crd3``: ``TURNS``, ``whisperx``: ``segments``) read one
 item at a time. ijson's own error messages quote the bytes around the error, which would
 carry transcript text into an error line, so every parse error is replaced by a
 content-safe message naming the last item read.
 
-Before ijson sees a byte, ``_Bounded`` scans it (``framework.json_bytes.NestingScan``):
-input nested deeper than ``MAX_NESTING`` levels, anywhere (also in members that are
-skipped, such as CRD3's ``METADATA``), is refused before it is parsed (ijson's cost grows
-with the square of the depth). Repeated member names are refused, anywhere, with the
-path of the object (RFC 7493).
+Before a parser sees a byte, it is scanned (``framework.json_bytes.NestingScan``): input
+nested deeper than ``MAX_NESTING`` levels, anywhere (also in members that are skipped,
+such as CRD3's ``METADATA``), is refused before it is parsed (ijson's cost grows with the
+square of the depth). Repeated member names are refused, anywhere, with the path of the
+object (RFC 7493).
+
+Two paths, one answer. The reference path is ijson's event stream, checked event by event
+in Python (``_Tap``): it is what decides every error. The fast path reads the arrays
+that are members of the top-level object (``TURNS``, ``segments``, ``word_segments``:
+nearly all the bytes) without it: ijson parses the rest of the document (``_Diverting``
+stops its input just after such an array's ``[``), and the array's content is cut, by
+the nesting scan, into runs of complete items, each run decoded at once by msgspec
+(numbers that are not integers as ``Decimal``, exactly as ijson gives them) and checked
+for repeated member names by counting strings (``json_bytes.string_literals``: a parsed
+run has fewer strings than its text when a member repeats). A run that fails to decode
+or to count is read again by the reference path, which yields its items up to the
+problem and raises the located error; so the items, and the errors, are those of the
+reference path.
 """
 
 from __future__ import annotations
 
+import copy
+import io
+import re
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any, BinaryIO
 
 import ijson
+import msgspec
+import orjson
 
 from streamer.framework.errors import SourceError
 from streamer.framework.json_bytes import (
     MAX_NESTING,
     NestingError,
     NestingScan,
+    bracket_position,
     duplicate_message,
     member_path,
+    string_literals,
 )
 
 BUFFER_SIZE = 1 << 16
+_WHITE_SPACE = b" \t\r\n"
+_STRUCTURAL = re.compile(rb'["\[\]{}]')
+_decoder = msgspec.json.Decoder(float_hook=Decimal)
+_encoder = msgspec.json.Encoder(decimal_format="number")
 
 
 class _Bounded:
@@ -90,37 +115,228 @@ class _Tap:
                 yield member, event, value
 
 
+class _Progress:
+    """Where the reading is, for the location of a parse error."""
+
+    def __init__(self, member: str) -> None:
+        self.member = member
+        self.started = False
+        self.found = False
+        self.ended = False
+        self.count = 0  # the items of the member yielded so far
+
+    def where(self) -> str:
+        if self.ended:
+            return f"after $.{self.member}"
+        if self.found:
+            return f"at $.{self.member}[{self.count}]"  # the item being read
+        if self.started:
+            return f"before $.{self.member}"
+        return "at the start of the input"
+
+
 def array_items(stream: BinaryIO, member: str) -> Iterator[tuple[int, Any]]:
     """``(index, item)`` for each item of the array ``$.<member>``, which is required."""
-    tap = _Tap(member)
-    index = -1
+    progress = _Progress(member)
+    source = _Diverting(stream)
     try:
-        events = tap.events(ijson.parse(_Bounded(stream), buf_size=BUFFER_SIZE))
-        for item in ijson.items(events, f"{member}.item"):
-            index += 1
-            yield index, item
+        for name, items in _top_level_arrays(source, progress):
+            if name != member:
+                for _ in items:  # read (checked) and dropped
+                    pass
+                continue
+            for item in items:
+                yield progress.count, item
+                progress.count += 1
+            progress.ended = True
     except NestingError as error:
         raise SourceError(
             f"the input is {error.message}",
             hint=f"WhisperX and CRD3 input nests at most {MAX_NESTING} levels",
         ) from None
     except (ijson.JSONError, UnicodeDecodeError) as error:
-        if tap.ended:
-            where = f"after $.{member}"
-        elif tap.found:
-            where = f"at $.{member}[{index + 1}]"  # the item being read
-        elif tap.started:
-            where = f"before $.{member}"
-        else:
-            where = "at the start of the input"
         reason = (
             "not valid UTF-8"
             if isinstance(error, UnicodeDecodeError) or "UTF8" in str(error)
             else "not valid JSON"
         )
-        raise SourceError(f"{reason} {where}") from None
-    if not tap.found:
+        raise SourceError(f"{reason} {progress.where()}") from None
+    if not progress.found:
         raise SourceError(f"$.{member} is required")
+
+
+def _top_level_arrays(
+    source: _Diverting, progress: _Progress
+) -> Iterator[tuple[str, Iterator[Any]]]:
+    """The document's events checked as ``_Tap`` checks them; for each array that is a
+    member of the top-level object, ``(member name, its items)`` (to be read at once)."""
+    member = progress.member
+    names: list[set[str] | None] = []  # the member names of each open object
+    name = ""  # the last member name of the top-level object
+    expect_array = False
+    for prefix, event, value in ijson.parse(source, buf_size=BUFFER_SIZE):
+        if not progress.started:
+            progress.started = True
+            if event != "start_map":
+                raise SourceError("$ must be a JSON object")
+        if expect_array:
+            expect_array = False
+            if event != "start_array":
+                raise SourceError(f"$.{member} must be an array")
+        if event == "map_key":
+            seen = names[-1]
+            assert seen is not None
+            if value in seen:
+                raise SourceError(duplicate_message(_path(prefix), value))
+            seen.add(value)
+            if len(names) == 1:
+                name = value
+                if value == member:
+                    progress.found = expect_array = True
+        elif event == "start_map":
+            names.append(set())
+        elif event == "start_array":
+            if len(names) == 1 and source.at_array:
+                yield name, source.items(name)
+            names.append(None)
+        elif event in ("end_map", "end_array"):
+            names.pop()
+
+
+class _Diverting:
+    """The stream as ijson reads it, scanned for its nesting: each array that is a member
+    of the top-level object is cut out (ijson reads ``[]``), and read by ``items``."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._scan = NestingScan()
+        self._held = b""  # read from the stream, not yet given out
+        self.at_array = False  # the input given to ijson ends with such an array's "["
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:
+            return b""
+        data, self._held = self._held, b""
+        if not data:
+            data = self._stream.read(size)
+        scan = self._scan
+        probe = copy.copy(scan)
+        neutral, profile = probe.feed(data)
+        if max(profile) < 2:
+            self._scan = probe
+            return data
+        cut = _top_level_array(neutral, scan.in_string, scan.depth)
+        if cut < 0:
+            self._scan = probe
+            return data
+        scan.feed(data[: cut + 1])
+        self._held = data[cut + 1 :]
+        self.at_array = True
+        return data[: cut + 1]
+
+    def items(self, name: str) -> Iterator[Any]:
+        """The items of the array cut out, up to its ``]`` (given to ijson next)."""
+        self.at_array = False
+        scan = NestingScan(depth=2)
+        pending: list[bytes] = []  # the bytes of items not yet complete
+        first = True  # no run of this array decoded yet
+        data, self._held = self._held, b""
+        while True:
+            if not data:
+                data = self._stream.read(BUFFER_SIZE)
+                if not data:  # the input ends inside the array
+                    yield from _reference_items(name, b"".join(pending), first, closed=False)
+                    raise ijson.IncompleteJSONError("the input ends inside an array")
+            neutral, profile = scan.feed(data)
+            brackets = len(profile) - 1
+            end = _first(profile, 1)
+            if end is not None:  # the array ends in this buffer
+                position = bracket_position(neutral, scan.in_string, brackets - end + 1)
+                yield from _run(name, b"".join((*pending, data[:position])), first, final=True)
+                self._held = data[position:]
+                return
+            last = _last(profile, 2)
+            if last is None:  # no item ends in this buffer
+                pending.append(data)
+                data = b""
+                continue
+            position = bracket_position(neutral, scan.in_string, brackets - last + 1)
+            run = b"".join((*pending, data[: position + 1]))
+            pending = [data[position + 1 :]]
+            data = b""
+            yield from _run(name, run, first, final=False)
+            first = False
+
+
+def _top_level_array(neutral: bytes, in_string: bool, depth: int) -> int:
+    """The index in ``neutral`` (a buffer as ``NestingScan.feed`` gave it, starting at
+    ``depth``) of the first ``[`` that opens a member of the top-level object; -1."""
+    inside = in_string
+    for match in _STRUCTURAL.finditer(neutral):
+        char = neutral[match.start()]
+        if char == 0x22:  # a quote
+            inside = not inside
+        elif not inside:
+            if char == 0x5B or char == 0x7B:  # [ or {
+                if depth == 1 and char == 0x5B:
+                    return match.start()
+                depth += 1
+            else:
+                depth -= 1
+    return -1
+
+
+def _first(profile: list[int], value: int) -> int | None:
+    for index in range(1, len(profile)):
+        if profile[index] == value:
+            return index
+    return None
+
+
+def _last(profile: list[int], value: int) -> int | None:
+    for index in range(len(profile) - 1, 0, -1):
+        if profile[index] == value:
+            return index
+    return None
+
+
+def _run(name: str, run: bytes, first: bool, *, final: bool) -> Iterator[Any]:
+    """The items of ``run``, complete items of the array ``name`` with the separator
+    before them (none before the first run); at the array's end (``final``) it may hold
+    none."""
+    body = run.lstrip(_WHITE_SPACE)
+    if not body and final:
+        return
+    if not first:
+        if body[:1] != b",":
+            raise ijson.JSONError("items without a separator")
+        body = body[1:]
+        if not body.strip(_WHITE_SPACE):
+            raise ijson.JSONError("a separator without an item")
+    try:
+        items = _decoder.decode(b"[" + body + b"]")
+    except msgspec.DecodeError:
+        items = None
+    if items and string_literals(body) == string_literals(_encoder.encode(items)):
+        yield from items
+    else:
+        yield from _reference_items(name, body, first=True, closed=True)
+
+
+def _reference_items(name: str, body: bytes, first: bool, *, closed: bool) -> Iterator[Any]:
+    """The items of ``body`` (items of the array ``name``) read by the reference path,
+    which raises the located error of the first problem."""
+    if not first:
+        body = body.lstrip(_WHITE_SPACE)
+        if body[:1] != b",":
+            if not body:
+                return
+            raise ijson.JSONError("items without a separator")
+        body = body[1:]
+    document = b"{" + orjson.dumps(name) + b":[" + body + (b"]}" if closed else b"")
+    tap = _Tap(name)
+    events = tap.events(ijson.parse(_Bounded(io.BytesIO(document)), buf_size=BUFFER_SIZE))
+    yield from ijson.items(events, f"{name}.item")
 
 
 def _path(prefix: str) -> str:

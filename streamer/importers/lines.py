@@ -1,14 +1,14 @@
 """Reading a text transcript line by line, with line numbers, for the line-based formats.
 
 Lines end with LF, CRLF or CR. The input is read in blocks and split into lines as it
-comes, so only one line is held at a time whatever the line ends (a file that ends its
-lines with CR alone streams like any other).
+comes, a block of whole lines decoded at once, so only a block (and the line that
+continues past it) is held at a time whatever the line ends (a file that ends its lines
+with CR alone streams like any other).
 
 Encoding: UTF-8, with or without a byte order mark. A file that starts with the byte
 order mark of UTF-16 or UTF-32 (little- or big-endian, as Windows subtitle editors write
 them) is decoded as that encoding. Any other encoding is refused, with a hint naming
-``iconv``: each line is decoded on its own, so an invalid byte is reported with its line
-number (and never shown).
+``iconv``: an invalid byte is reported with its line number (and never shown).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from streamer.framework.errors import SourceError
 
 BLOCK_SIZE = 1 << 16
 _NEWLINE = re.compile(rb"\r\n?|\n")
+_NEWLINE_TEXT = re.compile(r"\r\n?")
 _BOMS = (  # longest first: the UTF-32 LE mark starts with the UTF-16 LE one
     (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
     (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
@@ -94,34 +95,46 @@ def _decoded(stream: BinaryIO) -> tuple[_Prefixed | _Transcoded, str]:
     return _Prefixed(head, stream), "UTF-8"
 
 
-def _raw_lines(stream: _Prefixed | _Transcoded) -> Iterator[bytes]:
+def line_blocks(stream: BinaryIO) -> Iterator[tuple[int, list[str]]]:
+    """``(number of the first line, lines without their ends)`` for each run of whole
+    lines of ``stream``, in order: a block is decoded at once, and split into lines."""
+    lines, encoding = _decoded(stream)
+    number = 1
     pending: list[bytes] = []  # the start of a line that continues in the next block
     after_cr = False  # the last block ended with CR: an LF first in this one is its end
-    while data := stream.read(BLOCK_SIZE):
+    while data := lines.read(BLOCK_SIZE):
         if after_cr and data.startswith(b"\n"):
             data = data[1:]
         after_cr = data.endswith(b"\r")
-        parts = _NEWLINE.split(data)
-        if len(parts) == 1:
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r"))
+        if cut < 0:
             pending.append(data)
             continue
-        pending.append(parts[0])
-        yield b"".join(pending)
-        yield from parts[1:-1]
-        pending = [parts[-1]] if parts[-1] else []
-    if pending:
-        yield b"".join(pending)
+        end = cut - 1 if cut and data[cut] == 0x0A and data[cut - 1] == 0x0D else cut
+        pending.append(data[:end])
+        block = b"".join(pending)
+        pending = [data[cut + 1 :]]
+        decoded = _decode(block, number, encoding).split("\n")
+        yield number, decoded
+        number += len(decoded)
+    if block := b"".join(pending):
+        yield number, [_decode(block, number, encoding)]
+
+
+def _decode(block: bytes, number: int, encoding: str) -> str:
+    """The lines of ``block`` (the first is line ``number``), decoded, joined by LF."""
+    try:
+        text = block.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = number + len(_NEWLINE.findall(block, 0, error.start))
+        raise SourceError(f"line {bad}: not valid {encoding}", hint=_ICONV_HINT) from None
+    return _NEWLINE_TEXT.sub("\n", text) if "\r" in text else text
 
 
 def text_lines(stream: BinaryIO) -> Iterator[tuple[int, str]]:
     """``(line number from 1, line without its end)`` for every line of ``stream``."""
-    lines, encoding = _decoded(stream)
-    for number, raw in enumerate(_raw_lines(lines), 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise SourceError(f"line {number}: not valid {encoding}", hint=_ICONV_HINT) from None
-        yield number, line
+    for first, lines in line_blocks(stream):
+        yield from enumerate(lines, first)
 
 
 def split_speaker_prefix(text: str) -> tuple[str | None, str]:
@@ -131,10 +144,11 @@ def split_speaker_prefix(text: str) -> tuple[str | None, str]:
     match = _SPEAKER_PREFIX.match(text)
     if match is None:
         return None, text
-    name = match.group(1).strip()
-    bracketed = _BRACKETED.match(name)
-    if bracketed is not None and bracketed.group(1):
-        name = bracketed.group(1)
+    name = match.group(1).strip()  # not empty: it starts with a character that is not space
+    if name[0] == "[":
+        bracketed = _BRACKETED.match(name)
+        if bracketed is not None and bracketed.group(1):
+            name = bracketed.group(1)
     return name, text[match.end() :]
 
 

@@ -35,8 +35,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from streamer.framework.errors import SourceError
+from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
-from streamer.importers.document import Utterance
 from streamer.importers.lines import text_lines
 
 _TIMESTAMP = r"(?:([0-9]+):)?([0-5]?[0-9]):([0-5][0-9])(?:[,.]([0-9]{1,3}))?"
@@ -47,17 +47,20 @@ _ENTITY = re.compile(r"&(?:amp|lt|gt|nbsp);")
 _ENTITIES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "\u00a0"}
 
 
-def _ms(hours: str | None, minutes: str, seconds: str, fraction: str | None) -> int:
-    millis = int((fraction or "0").ljust(3, "0"))
-    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + millis
+def _millis(fraction: str | None) -> int:
+    """A fraction of a second as written (``04`` is 40 ms), in milliseconds."""
+    return int(fraction.ljust(3, "0")) if fraction else 0
 
 
 def _timings(cue: Cue, line: str) -> bool:
     match = _TIMINGS.match(line)
     if match is None:
         return False
-    groups = match.groups()
-    cue.set_times(_ms(*groups[:4]), _ms(*groups[4:]))
+    hours, minutes, seconds, fraction, hours2, minutes2, seconds2, fraction2 = match.groups()
+    cue.set_times(
+        ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + _millis(fraction),
+        ((int(hours2 or 0) * 60 + int(minutes2)) * 60 + int(seconds2)) * 1000 + _millis(fraction2),
+    )
     return True
 
 
@@ -66,16 +69,24 @@ def cue_lines(lines: list[str]) -> list[str]:
     decoded, stripped, empty ones dropped."""
     out: list[str] = []
     for line in lines:
-        for part in _FORMATTING.sub("", line).split("\\N"):
-            text = _ENTITY.sub(lambda match: _ENTITIES[match.group()], part).strip()
+        if "<" in line or "{" in line:
+            line = _FORMATTING.sub("", line)
+        for part in line.split("\\N") if "\\N" in line else (line,):
+            if "&" in part:
+                part = _ENTITY.sub(_entity, part)
+            text = part.strip()
             if text:
                 out.append(text)
     return out
 
 
+def _entity(match: re.Match[str]) -> str:
+    return _ENTITIES[match.group()]
+
+
 def read_srt(
     stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
-) -> Iterator[Utterance]:
+) -> Iterator[SourceUnit]:
     utterances = Utterances(speaker_prefix=speaker_prefix, dedupe_rolling=dedupe_rolling)
     cues = 0
     cue: Cue | None = None
@@ -104,14 +115,18 @@ def read_srt(
                 )
             expecting_timings = False
         elif not line:
-            yield from utterances.add(cue, None, cue_lines(cue.lines))
+            utterance = utterances.add(cue, None, cue_lines(cue.lines))
+            if utterance is not None:
+                yield utterance
             cue = None
         elif _TIMINGS.match(line):
             lines = cue.lines
             if len(lines) >= 2 and not lines[-2].strip() and _CUE_NUMBER.match(lines[-1]):
                 # a line of white space separated the cues
                 del lines[-2:]
-                yield from utterances.add(cue, None, cue_lines(lines))
+                utterance = utterances.add(cue, None, cue_lines(lines))
+                if utterance is not None:
+                    yield utterance
                 cues += 1
                 cue = Cue(f"line {number} (cue {cues})")
                 _timings(cue, line)
@@ -125,4 +140,6 @@ def read_srt(
     if cue is not None:
         if expecting_timings:
             raise SourceError(f"line {number} (cue {cues}): the input ends before the cue timings")
-        yield from utterances.add(cue, None, cue_lines(cue.lines))
+        utterance = utterances.add(cue, None, cue_lines(cue.lines))
+        if utterance is not None:
+            yield utterance

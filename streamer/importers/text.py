@@ -12,16 +12,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
-from streamer.importers.lines import split_speaker_prefix, text_lines
+from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.importers.document import UNIT_KIND
+from streamer.importers.lines import line_blocks, split_speaker_prefix
 
 
-def read_text(stream: BinaryIO) -> Iterator[Utterance]:
+def read_text(stream: BinaryIO) -> Iterator[SourceUnit]:
     count = 0
-    for number, line in text_lines(stream):
-        speaker, text = split_speaker_prefix(line.strip())
-        text = text.strip()
-        if not text:
-            continue
-        count += 1
-        yield Utterance(sequential_unit_id(count), text, f"line {number}", clean_speaker(speaker))
+    for _, lines in line_blocks(stream):
+        for line in lines:
+            speaker, text = split_speaker_prefix(line.strip())
+            text = text.strip()
+            if not text:
+                continue
+            count += 1
+            if speaker is not None:  # as clean_speaker: only a bracketed name may need it
+                speaker = speaker.strip()
+                if speaker:
+                    yield SourceUnit(
+                        f"u{count:06d}", UNIT_KIND, text, metadata=UnitMetadata(speaker)
+                    )
+                    continue
+            yield SourceUnit(f"u{count:06d}", UNIT_KIND, text)

@@ -38,8 +38,9 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from streamer.framework.errors import SourceError
+from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
-from streamer.importers.document import Utterance, clean_speaker
+from streamer.importers.document import clean_speaker
 from streamer.importers.lines import text_lines
 
 _SIGNATURE = re.compile(r"WEBVTT(?:[ \t]|\Z)")
@@ -80,6 +81,11 @@ def cue_lines(lines: list[str]) -> tuple[str | None, list[str]]:
     voices: list[str] = []
     parts: list[str] = []
     for line in lines:
+        if "<" not in line:  # no tag: the line is its text
+            text = (html.unescape(line) if "&" in line else line).strip()
+            if text:
+                parts.append(text)
+            continue
         pieces: list[str] = []
         for token, is_tag in _tokens(line):
             if not is_tag:
@@ -131,23 +137,24 @@ class _Parser:
         cue.set_times(_ms(*groups[:4]), _ms(*groups[4:]))
         self.cue = cue
 
-    def end_cue(self) -> Iterator[Utterance]:
+    def end_cue(self) -> SourceUnit | None:
         cue = self.cue
         self.cue = None
-        if cue is not None:
-            speaker, lines = cue_lines(cue.lines)
-            yield from self.utterances.add(cue, speaker, lines)
+        if cue is None:
+            return None
+        speaker, lines = cue_lines(cue.lines)
+        return self.utterances.add(cue, speaker, lines)
 
-    def feed(self, number: int, line: str) -> Iterator[Utterance]:
-        """Take one line after the header; yield the utterance of a cue it completes."""
+    def feed(self, number: int, line: str) -> SourceUnit | None:
+        """Take one line after the header; return the utterance of a cue it completes."""
         if self.cue is not None:
             if not line:
-                yield from self.end_cue()
-            elif "-->" in line:
-                yield from self.end_cue()
+                return self.end_cue()
+            if "-->" in line:
+                done = self.end_cue()
                 self.start_cue(number, line)
-            else:
-                self.cue.lines.append(line)
+                return done
+            self.cue.lines.append(line)
         elif self.identifier_line:
             if "-->" not in line:
                 raise SourceError(
@@ -165,16 +172,17 @@ class _Parser:
                 self.start_cue(number, line)
         elif line.strip():  # a line of white space between blocks is skipped
             self.start_block(number, line)
+        return None
 
-    def finish(self) -> Iterator[Utterance]:
+    def finish(self) -> SourceUnit | None:
         if self.identifier_line:
             raise SourceError(f"line {self.identifier_line}: a block without cue timings")
-        yield from self.end_cue()
+        return self.end_cue()
 
 
 def read_webvtt(
     stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
-) -> Iterator[Utterance]:
+) -> Iterator[SourceUnit]:
     parser = _Parser(speaker_prefix, dedupe_rolling)
     lines = text_lines(stream)
     first = next(lines, None)
@@ -192,5 +200,9 @@ def read_webvtt(
                     "WEBVTT line and the first cue",
                 )
             continue
-        yield from parser.feed(number, line)
-    yield from parser.finish()
+        utterance = parser.feed(number, line)
+        if utterance is not None:
+            yield utterance
+    utterance = parser.finish()
+    if utterance is not None:
+        yield utterance

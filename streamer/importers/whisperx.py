@@ -17,28 +17,34 @@ from typing import Any, BinaryIO
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
-from streamer.importers.document import Utterance, clean_speaker, sequential_unit_id
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import clean_speaker, sequential_unit_id, utterance
 from streamer.importers.json_items import array_items
 
 _MAX_SECONDS = Decimal(MAX_SAFE_INTEGER) / 1000
+_MAX_WHOLE_SECONDS = MAX_SAFE_INTEGER // 1000
 
 
 def seconds_to_ms(value: Any, path: str) -> int | None:
     """Seconds (a JSON number, read exactly) as integer milliseconds; ``None`` for null."""
     if value is None:
         return None
-    if type(value) not in (int, Decimal):
+    kind = type(value)
+    if kind is int:
+        if 0 <= value <= _MAX_WHOLE_SECONDS:
+            return int(value) * 1000
+    elif kind is Decimal:
+        try:
+            if 0 <= value <= _MAX_SECONDS:
+                return int((value * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+        except DecimalException:  # an exponent beyond the decimal context's range
+            pass
+    else:
         raise SourceError(f"{path} must be a number of seconds")
-    try:
-        seconds = Decimal(value)
-        if seconds.is_finite() and 0 <= seconds <= _MAX_SECONDS:
-            return int((seconds * 1000).to_integral_value(rounding=ROUND_HALF_UP))
-    except DecimalException:  # an exponent beyond the decimal context's range
-        pass
     raise SourceError(f"{path} must be a number of seconds from 0 to (2**53-1)/1000")
 
 
-def read_whisperx(stream: BinaryIO) -> Iterator[Utterance]:
+def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
     count = 0
     for index, segment in array_items(stream, "segments"):
         where = f"$.segments[{index}]"
@@ -58,4 +64,4 @@ def read_whisperx(stream: BinaryIO) -> Iterator[Utterance]:
         if not text:
             continue
         count += 1
-        yield Utterance(sequential_unit_id(count), text, where, clean_speaker(speaker), start, end)
+        yield utterance(sequential_unit_id(count), text, clean_speaker(speaker), start, end)
