@@ -163,3 +163,11 @@ def test_edge_cases_read_as_the_reference_reads(data: bytes, buffer: int) -> Non
         assert outcome(json_items.array_items, data) == outcome(reference_items, data)
     finally:
         json_items.BUFFER_SIZE = saved
+
+
+def test_an_array_closed_by_a_brace_is_located_as_the_reference_locates_it() -> None:
+    """Found by the property above: a ``}`` where ``]`` should close the array ended it
+    for the byte scan (depth only), so the error said "after $.TURNS"."""
+    data = b'{"TURNS":[{"NAMES":null},{"NAMES":"a","UTTERANCES":{"NAMES":null}}}]}'
+    assert outcome(json_items.array_items, data) == outcome(reference_items, data)
+    assert outcome(json_items.array_items, data)[1] == "not valid JSON at $.TURNS[2]"

@@ -359,11 +359,11 @@ def test_any_jobs_matches_one_job(document: dict[str, Any]) -> None:
 # -- the pool, and no worker outlives the run ----------------------------------------------
 
 
-def reverse(kind: int, data: bytes) -> list[bytes]:
-    return [kind.to_bytes(2, "little"), data[::-1], data[::-1]]
+def reverse(kind: int, data: bytearray) -> list[bytes]:
+    return [kind.to_bytes(2, "little"), bytes(data[::-1]), bytes(data[::-1])]
 
 
-def die(kind: int, data: bytes) -> list[bytes]:
+def die(kind: int, data: bytearray) -> list[bytes]:
     os._exit(1)
 
 

@@ -252,6 +252,11 @@ class _Diverting:
             end = _first(profile, 1)
             if end is not None:  # the array ends in this buffer
                 position = bracket_position(neutral, scan.in_string, brackets - end + 1)
+                if data[position : position + 1] != b"]":  # a "}" closes it: not JSON; the
+                    # reference path reads up to it and says where
+                    run = b"".join((*pending, data[: position + 1]))
+                    yield from _reference_items(name, run, first, closed=False)
+                    raise ijson.IncompleteJSONError("an array closed by a brace")
                 yield from _run(name, b"".join((*pending, data[:position])), first, final=True)
                 self._held = data[position:]
                 return

@@ -60,7 +60,7 @@ TASK_SIZE = 1 << 19  # the reader's blocks handed to a worker at once (four, by 
 PART_SIZE = 1 << 17  # and parsed by it a part at a time
 
 Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
-Work = Callable[[int, bytes], Sequence[bytes | memoryview]]  # (kind, data) -> the result's parts
+Work = Callable[[int, bytearray], Sequence[bytes | memoryview]]  # (kind, data) -> result parts
 
 
 class WorkerError(StreamerError):
@@ -119,7 +119,7 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
             data = _read_exact(tasks, size)
             if data is None:
                 break
-            result = work(kind | flag << 8, bytes(data))
+            result = work(kind | flag << 8, data)  # parsed in place
             del data
             size = sum(len(memoryview(part).cast("B")) for part in result)
             written.put([_HEADER.pack(size), *result])
@@ -319,10 +319,11 @@ class OrderedPool:
 
 # A worker's result: ok, units, lines (JSON Lines: of the block), blank (JSON Lines: the
 # first blank line, 1 for the block's first, 0: none), then the sizes of the canonical
-# lines of the units (each ending with a newline: what the semantic digest hashes), of
-# the offsets of those lines (``array("I")``) and of the unit IDs (msgpack), which follow.
-_RESULT = struct.Struct("<?QQQQQQ")
-_FAILED = _RESULT.pack(False, 0, 0, 0, 0, 0, 0)
+# lines of the units (each ending with a newline: what the semantic digest hashes) and of
+# the unit IDs (msgpack), which follow. Where each line starts is found by the main
+# process, only in the blocks it publishes from (``CanonicalUnits``).
+_RESULT = struct.Struct("<?QQQQQ")
+_FAILED = _RESULT.pack(False, 0, 0, 0, 0, 0)
 _ids = msgspec.msgpack.Encoder()
 _ids_decoder = msgspec.msgpack.Decoder(list[str])
 _NEWLINE = re.compile(b"\n")
@@ -333,18 +334,15 @@ def _result(
 ) -> list[bytes | memoryview]:
     units = sum(len(batch[0]) for batch in batches)
     if not units:
-        return [_RESULT.pack(True, 0, lines, blank, 0, 0, 0)]
+        return [_RESULT.pack(True, 0, lines, blank, 0, 0)]
     canonical = batches[0][1] if len(batches) == 1 else b"".join(b[1] for b in batches)
-    ids = [unit_id for batch in batches for unit_id in batch[2]]
-    offsets = array.array("I", [0])
-    offsets.extend(match.end() for match in _NEWLINE.finditer(canonical))
+    ids = batches[0][2] if len(batches) == 1 else [i for batch in batches for i in batch[2]]
     encoded = _ids.encode(ids)
-    sizes = (len(canonical), len(offsets) * offsets.itemsize, len(encoded))
-    head = _RESULT.pack(True, units, lines, blank, *sizes)
-    return [head, canonical, memoryview(offsets), encoded]
+    head = _RESULT.pack(True, units, lines, blank, len(canonical), len(encoded))
+    return [head, canonical, encoded]
 
 
-def parse_block(kind: int, block: bytes) -> list[bytes | memoryview]:
+def parse_block(kind: int, block: bytes | bytearray) -> list[bytes | memoryview]:
     """A worker's work: parse and validate a task of JSON Lines (see ``_tasks``), in
     parts of about ``PART_SIZE`` bytes of whole lines (what the caches hold best; where it
     is cut changes nothing but the place of an error, and a task that fails is parsed
@@ -355,10 +353,11 @@ def parse_block(kind: int, block: bytes) -> list[bytes | memoryview]:
         parser = _JsonLines(first_line=1)
         batches: list[tuple[list[SourceUnit], bytes, list[str]]] = []
         start, size = 0, len(block)
+        view = memoryview(block)  # parts are views: no copy
         while start < size:
             end = block.find(b"\n", start + PART_SIZE - 1)
             end = size if end < 0 else end + 1
-            batches += parser.parse(block[start:end])
+            batches += parser.parse(view[start:end])
             start = end
         return _result(batches, parser.next_line - 1, parser.blank)
     except Exception:  # parsed again by the main process, which raises in its place
@@ -371,11 +370,9 @@ class _Parsed:
     def __init__(self, result: bytearray) -> None:
         view = memoryview(result)
         head = _RESULT.size
-        self.ok, self.units, self.lines, self.blank, size, offsets, ids = _RESULT.unpack_from(view)
+        self.ok, self.units, self.lines, self.blank, size, ids = _RESULT.unpack_from(view)
         self.canonical = view[head : head + size]
-        self.offsets = array.array("I")
-        self.offsets.frombytes(view[head + size : head + size + offsets])
-        self._ids = view[head + size + offsets : head + size + offsets + ids]
+        self._ids = view[head + size : head + size + ids]
 
     def ids(self) -> list[str]:
         return _ids_decoder.decode(self._ids)
@@ -387,12 +384,20 @@ class CanonicalUnits(Sequence[SourceUnit]):
 
     _decoder = msgspec.json.Decoder(list[SourceUnit])
 
-    def __init__(self, canonical: memoryview, offsets: array.array[int]) -> None:
+    def __init__(self, canonical: memoryview, count: int) -> None:
         self._canonical = canonical
-        self._offsets = offsets  # where each line starts, then the end
+        self._count = count
+        self._starts: array.array[int] | None = None  # where each line starts, then the end
 
     def __len__(self) -> int:
-        return len(self._offsets) - 1
+        return self._count
+
+    def _offsets(self) -> array.array[int]:
+        if self._starts is None:  # the first slice taken: most blocks are never sliced
+            self._starts = array.array("I", [0])
+            self._starts.extend(match.end() for match in _NEWLINE.finditer(self._canonical))
+            assert len(self._starts) == self._count + 1
+        return self._starts
 
     @overload
     def __getitem__(self, index: int) -> SourceUnit: ...
@@ -407,7 +412,8 @@ class CanonicalUnits(Sequence[SourceUnit]):
                 return [self[i] for i in range(start, stop, step)]
             if start >= stop:
                 return []
-            lines = bytes(self._canonical[self._offsets[start] : self._offsets[stop] - 1])
+            offsets = self._offsets()
+            lines = bytes(self._canonical[offsets[start] : offsets[stop] - 1])
             return self._decoder.decode(b"[" + lines.replace(b"\n", b",") + b"]")
         if not -len(self) <= index < len(self):
             raise IndexError("unit index out of range")
@@ -417,14 +423,14 @@ class CanonicalUnits(Sequence[SourceUnit]):
 def _tasks(reader: SourceDocumentReader, cuts: collections.deque[list[int]]) -> Iterator[Task]:
     """The reader's blocks, joined into tasks of about ``TASK_SIZE`` bytes; the sizes of
     each task's blocks are appended to ``cuts``."""
-    blocks: list[bytes] = []
+    blocks: list[bytes | memoryview] = []
     size = 0
     for block in reader._jsonl_blocks():
         blocks.append(block)
         size += len(block)
         if size >= TASK_SIZE:
             cuts.append([len(b) for b in blocks])
-            yield b"l ", b"".join(blocks) if len(blocks) > 1 else blocks[0]
+            yield b"l ", b"".join(blocks)
             blocks, size = [], 0
     if blocks:
         cuts.append([len(b) for b in blocks])
@@ -470,5 +476,5 @@ def parallel_batches(
             if parsed.units:
                 digest.add_canonical_lines(parsed.canonical)
                 count += parsed.units
-                yield Batch(CanonicalUnits(parsed.canonical, parsed.offsets), parsed.ids())
+                yield Batch(CanonicalUnits(parsed.canonical, parsed.units), parsed.ids())
     return count

@@ -202,11 +202,13 @@ class _JsonLines:
         self.next_line = first_line
         self.blank = 0  # the first blank line seen, which must not be followed by a unit
 
-    def parse(self, block: bytes) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
+    def parse(
+        self, block: bytes | memoryview
+    ) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         """Parse complete lines (the last one's newline is optional)."""
         first = self.next_line
         where = _line_from(first)
-        unended = not block.endswith(b"\n")
+        unended = block[-1] != 0x0A  # a newline
         units = None if self.blank else decode_lines(block)
         checked = problem = None
         if units:
@@ -222,6 +224,7 @@ class _JsonLines:
                     self.next_line += len(units)
                     yield units, lines, ids
                     return
+        block = bytes(block)  # the exact way: counted, split and searched as bytes
         newlines = block.count(b"\n")
         count = newlines + unended
         self.next_line += count
@@ -418,14 +421,41 @@ class SourceDocumentReader:
         for block in self._jsonl_blocks():
             yield from lines.parse(block)
 
-    def _jsonl_blocks(self) -> Iterator[bytes]:
-        """The lines after the header, in blocks of whole lines."""
-        stream = self._stream
+    def _jsonl_blocks(self) -> Iterator[bytes | memoryview]:
+        """The lines after the header, in blocks of whole lines (the last one's newline is
+        optional at the end of the document).
+
+        Each read goes straight into a new buffer after what the last one left of an
+        unfinished line, and a block is a view of that buffer up to its last newline: the
+        source's bytes are copied once (a buffered read and a join copied them twice more).
+        A line longer than a read doubles the next one, so a long line costs linear time.
+        """
+        raw = self._stream.raw  # the header's remainder, then the source: read unbuffered
         block_size = self._buffer_size
-        while block := stream.read(block_size):
-            if not block.endswith(b"\n"):
-                block = b"".join((block, stream.readline()))  # complete the last line
-            yield block
+        carry = b""  # the start of a line the last buffer did not finish
+        want = block_size
+        while True:
+            buffer = bytearray(len(carry) + want)
+            buffer[: len(carry)] = carry
+            view = memoryview(buffer)
+            filled = len(carry)
+            while filled < len(buffer):
+                got = raw.readinto(view[filled:])
+                if not got:
+                    break
+                filled += got
+                if filled >= len(carry) + block_size // 2:  # enough for a block: go on
+                    break
+            if filled == len(carry):  # the end of the source
+                if carry:
+                    yield carry
+                return
+            end = buffer.rfind(b"\n", len(carry), filled) + 1
+            if end == 0:  # no line ends here yet: read on, twice as much
+                carry, want = bytes(view[:filled]), max(block_size, 2 * filled)
+                continue
+            yield view[:end]
+            carry, want = bytes(view[end:filled]), block_size
 
     def _json_batches(self) -> Iterator[tuple[list[SourceUnit], bytes, list[str]]]:
         """The items of ``units``, a buffer's complete items at a time, then the members

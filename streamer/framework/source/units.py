@@ -44,7 +44,7 @@ def unit_ids(units: list[SourceUnit]) -> list[str]:
     return [unit.unit_id for unit in units]
 
 
-def decode_lines(block: bytes) -> list[SourceUnit] | None:
+def decode_lines(block: bytes | memoryview) -> list[SourceUnit] | None:
     """Decode a block of JSON lines, one unit per line (msgspec skips blank lines: the
     caller counts); ``None`` when any line breaks the contract (it is then parsed again,
     line by line, to locate the problem)."""
