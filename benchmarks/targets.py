@@ -149,6 +149,35 @@ def targets(results: Sequence[Result]) -> list[Target]:
     return found
 
 
+# Why a kind of target can miss on this machine (measured, see unit-profile.md and
+# docs/operations.md): printed under the missed targets, for the kinds that missed.
+WHY = {
+    "evidence / floor": "the floor only parses and digests; `evidence` also checks what a "
+    "type cannot state (`start_ms <= end_ms`, self-references, empty metadata), lists the "
+    "unit IDs and looks each up among the referenced ones (hashing a fresh string: about "
+    "0.15 us), which is 0.1-0.3 us of Python a unit: a large share where units are small "
+    "(short-ascii about 330 bytes, CRD3 about 150) and little on the synthetic profile",
+    "evidence wall < polars": "polars parses on both cores in Rust and neither validates nor "
+    "digests; at 300 MB streamer's start-up, configuration and 10,000 references (about "
+    "0.3 s of 1.2-2.2 s) weigh",
+    "evidence wall < DuckDB": "DuckDB parses JSON Lines on both cores in C++ and neither "
+    "validates nor digests; streamer's pass is one process of Python over msgspec, and "
+    "`--jobs 2` gains little on two cores (below)",
+    "evidence-jobs / evidence": "handing the blocks to the workers and their results back "
+    "costs 60-75% more CPU time in all, and the main process keeps the digest, the ID "
+    "lookups and the publication (about half of the work): on two cores the three "
+    "processes share them (docs/operations.md)",
+}
+
+
+def why_lines(missed: Sequence[str]) -> list[str]:
+    """The reasons for the kinds of target among ``missed`` (target names)."""
+    kinds = [kind for kind in WHY if any(name.startswith(kind) for name in missed)]
+    if not kinds:
+        return []
+    return ["Why:", "", *(f"- `{kind}`: {WHY[kind]}." for kind in kinds), ""]
+
+
 def targets_table(results: Sequence[Result]) -> list[str]:
     """The targets section's lines: a summary, then one row a target."""
     found = targets(results)
@@ -164,6 +193,7 @@ def targets_table(results: Sequence[Result]) -> list[str]:
         "",
         *(f"- {t.profile} {t.size} {t.form}: {t.target}: {t.measured}" for t in missed),
         *([""] if missed else []),
+        *why_lines([t.target for t in missed]),
         "| profile | size | form | target | measured | status |",
         "| --- | ---: | --- | --- | --- | --- |",
     ]

@@ -509,3 +509,17 @@ def test_the_unit_profile_script_runs_and_its_table_sums(tmp_path: Path) -> None
 
 def generate_count(tmp_path: Path) -> int:
     return generate(tmp_path / "count", 200_000, profile="short-ascii", forms=["jsonl"]).units
+
+
+def test_the_missed_targets_say_why_once_a_kind() -> None:
+    from benchmarks.targets import WHY, why_lines
+
+    assert why_lines([]) == []
+    assert why_lines(["evidence / floor wall <= 1.15", "evidence / floor wall <= 1.3"]) == [
+        "Why:",
+        "",
+        f"- `evidence / floor`: {WHY['evidence / floor']}.",
+        "",
+    ]
+    every = why_lines([f"{kind} anything" for kind in WHY])
+    assert len(every) == len(WHY) + 3
