@@ -1,7 +1,24 @@
 """Test-suite settings: hypothesis never fails a test for being slow (the machine may be
-shared; speed is measured by ``make bench``, not asserted here)."""
+shared; speed is measured by ``make bench``, not asserted here); and the terminating
+signals start at their defaults.
+
+A test run started in the background of a shell script (``make test &``, ``nohup``)
+inherits SIGINT and SIGQUIT (or SIGHUP) ignored, and so would every streamer it starts:
+streamer keeps an inherited ignored signal ignored, by design, so the tests that signal a
+run would see it finish instead. The suite restores the defaults for itself and its
+children (the tests of the ignored case set it up themselves).
+"""
+
+import signal
 
 from hypothesis import settings
 
 settings.register_profile("streamer", deadline=None, print_blob=True)
 settings.load_profile("streamer")
+
+for _signum in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_signum) == signal.SIG_IGN:
+        signal.signal(
+            _signum,
+            signal.default_int_handler if _signum == signal.SIGINT else signal.SIG_DFL,
+        )
