@@ -234,3 +234,24 @@ def published_form(item: dict[str, Any]) -> dict[str, Any]:
             k: metadata[k] for k in ("speaker", "start_ms", "end_ms") if k in metadata
         }
     return out
+
+
+LAUNCHER = REPO / "benchmarks" / "launch.py"
+
+
+def peak_rss_of(command: Sequence[str], report: Path) -> int:
+    """Run ``command`` from ``benchmarks/launch.py`` (its own peak RSS, not pytest's, which
+    a forked child would start from), fail unless it exits 0, and return its peak RSS in
+    bytes; ``report`` is where the launcher writes its rusage."""
+    completed = subprocess.run(
+        [sys.executable, "-S", str(LAUNCHER), str(report), *command],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr.decode("utf-8", "replace")
+    result = orjson.loads(report.read_bytes())
+    assert result["status"] == 0, completed.stderr.decode("utf-8", "replace")
+    return int(result["peak_rss"])

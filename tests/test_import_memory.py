@@ -7,39 +7,24 @@ to disk, which the tolerance allows for. No timing is asserted."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from benchmarks.import_bench import FORMATS, generate
-from tests.support import REPO
+from tests.support import peak_rss_of
 
 SMALL = 1_000_000
 LARGE = 12_000_000
 TOLERANCE = 8 << 20
-LAUNCHER = REPO / "benchmarks" / "launch.py"
 
 
 def peak_rss(case: str, source: Path, output: Path) -> int:
     report = output.with_suffix(".rusage.json")
     command = [sys.executable, "-m", "streamer", "import", case.split("-")[0], str(source)]
     command += ["--output", str(output), "--document-id", "memory", "--quiet"]
-    completed = subprocess.run(
-        [sys.executable, "-S", str(LAUNCHER), str(report), *command],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr.decode("utf-8", "replace")
-    result = json.loads(report.read_text())
-    assert result["status"] == 0, completed.stderr.decode("utf-8", "replace")
-    return int(result["peak_rss"])
+    return peak_rss_of(command, report)
 
 
 @pytest.mark.parametrize("case", FORMATS)

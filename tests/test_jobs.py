@@ -7,7 +7,6 @@ workers never outlive the run (an error, Ctrl-C, SIGTERM, a closed pipe, a worke
 from __future__ import annotations
 
 import io
-import json
 import multiprocessing
 import os
 import signal
@@ -31,7 +30,17 @@ from streamer.framework.errors import StreamerError
 from streamer.framework.source.parallel import OrderedPool, WorkerError
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import bundle_files
-from tests.support import REPO, Case, digest_of, ref, run_cli, spell, unit, write_case
+from tests.support import (
+    REPO,
+    Case,
+    digest_of,
+    peak_rss_of,
+    ref,
+    run_cli,
+    spell,
+    unit,
+    write_case,
+)
 
 TEXTS = ["Roll — 🎲 «now»", 'He says: {"unit_id": "zz"}]} \\ and', "Ünïcödé ✓ \u2028", "", "ok"]
 
@@ -500,8 +509,6 @@ def test_a_closed_output_pipe_ends_quietly_with_no_worker_left(tmp_path: Path) -
 
 # -- memory: bounded with workers too ------------------------------------------------------
 
-LAUNCHER = REPO / "benchmarks" / "launch.py"
-
 
 def test_peak_memory_with_jobs_stays_bounded(tmp_path: Path) -> None:
     from benchmarks.generate import generate
@@ -514,17 +521,7 @@ def test_peak_memory_with_jobs_stays_bounded(tmp_path: Path) -> None:
         command = [sys.executable, "-m", "streamer", "evidence", "--config", str(dataset.config)]
         command += ["--source", str(dataset.source("jsonl")), "--lanes-dir"]
         command += [str(dataset.lanes_dir), "--output", str(output), "--jobs", str(jobs)]
-        completed = subprocess.run(
-            [sys.executable, "-S", str(LAUNCHER), str(report), *command],
-            cwd=REPO,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-        )
-        result = json.loads(report.read_text())
-        assert (completed.returncode, result["status"]) == (0, 0), completed.stderr
-        peaks[jobs], outputs[jobs] = result["peak_rss"], output.read_bytes()
+        peaks[jobs], outputs[jobs] = peak_rss_of(command, report), output.read_bytes()
     assert outputs[2] == outputs[1]
     mib = 1 << 20
     # the largest process of the run (the main one: each worker holds a block or two)

@@ -10,9 +10,6 @@ across ``exec``). No timing is asserted.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -22,13 +19,12 @@ import orjson
 import pytest
 
 from benchmarks.generate import Dataset, generate
-from tests.support import REPO
+from tests.support import peak_rss_of
 
 SMALL = 20_000_000
 LARGE = 200_000_000
 REFERENCE_UNITS = 40_000  # both documents are longer: the references are the same
 TOLERANCE = 8 << 20
-LAUNCHER = REPO / "benchmarks" / "launch.py"
 
 
 @pytest.fixture(scope="module")
@@ -48,18 +44,7 @@ def peak_rss(dataset: Dataset, form: str) -> tuple[int, bytes]:
     command = [sys.executable, "-m", "streamer", "evidence", "--config", str(dataset.config)]
     command += ["--source", str(dataset.source(form)), "--lanes-dir", str(dataset.lanes_dir)]
     command += ["--output", str(output)]
-    completed = subprocess.run(
-        [sys.executable, "-S", str(LAUNCHER), str(report), *command],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr.decode("utf-8", "replace")
-    result = json.loads(report.read_text())
-    assert result["status"] == 0, completed.stderr.decode("utf-8", "replace")
-    return int(result["peak_rss"]), output.read_bytes()
+    return peak_rss_of(command, report), output.read_bytes()
 
 
 @pytest.mark.parametrize("form", ["jsonl", "json"])
