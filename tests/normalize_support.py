@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from streamer import api
-from streamer.api.normalize import NormalizeResult
+from streamer.api.normalization import NormalizeResult
 from tests.support import KIND_OF_LANE, REPO, Case, Run, run_cli, write_case
 
 CANDIDATES_FIXTURE = REPO / "fixtures" / "demo" / "candidates"

@@ -15,8 +15,8 @@ import orjson
 import pytest
 
 from streamer import api
-from streamer.api.batch import SUMMARY_FILE, BatchProgress
-from streamer.api.run import report_path_of, work_folder_of
+from streamer.api.batches import SUMMARY_FILE, BatchProgress
+from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
 from tests.run_support import CONFIG, IMPORT, tree
 from tests.support import REPO, run_cli

@@ -14,8 +14,7 @@ import click
 import pytest
 import typer.main
 
-import streamer.cli.extract_command
-import streamer.cli.main  # registers every command with the app
+import streamer.cli.main  # noqa: F401 (registers every command with the app)
 from streamer import api
 from streamer.cli.app import app
 from streamer.configuration.model import (
@@ -23,7 +22,7 @@ from streamer.configuration.model import (
     DEFAULT_OVERLAP_UNITS,
     DEFAULT_WINDOW_UNITS,
 )
-from streamer.framework.errors import ConfigurationError, InputError, StreamerError
+from streamer.framework.errors import ConfigurationError, ExitStatus, InputError, StreamerError
 from tests.bundle_support import DEMO
 from tests.support import REPO, run_cli
 
@@ -402,18 +401,23 @@ def test_yaml_1_1_booleans_and_a_null_chunking_are_accepted_as_documented(tmp_pa
 # -- exit statuses -----------------------------------------------------------------------------
 
 EXIT_STATUSES = {
-    0: "success",
-    streamer.cli.main.EXIT_UNEXPECTED: "unexpected failure",
-    ConfigurationError.exit_status: "usage or configuration error",
-    InputError.exit_status: "invalid input",
-    streamer.cli.main.EXIT_SESSIONS_FAILED: "incomplete",
-    streamer.cli.extract_command.EXIT_INCOMPLETE: "incomplete",
-    streamer.cli.main.EXIT_INTERRUPTED: "interrupted",
-    streamer.cli.main.EXIT_BROKEN_PIPE: "standard output closed early",
-    streamer.cli.main.EXIT_TERMINATED: "terminated",
-    streamer.cli.main.EXIT_HANGUP: "hang-up",
-    streamer.cli.main.EXIT_QUIT: "quit",
+    ExitStatus.OK: "success",
+    ExitStatus.UNEXPECTED: "unexpected failure",
+    ExitStatus.USAGE: "usage or configuration error",
+    ExitStatus.INVALID_INPUT: "invalid input",
+    ExitStatus.INCOMPLETE: "incomplete",
+    ExitStatus.INTERRUPTED: "interrupted",
+    ExitStatus.BROKEN_PIPE: "standard output closed early",
+    ExitStatus.TERMINATED: "terminated",
+    ExitStatus.HANGUP: "hang-up",
+    ExitStatus.QUIT: "quit",
 }
+
+
+def test_every_exit_status_has_its_meaning() -> None:
+    assert sorted(EXIT_STATUSES) == sorted(ExitStatus)
+    assert ConfigurationError.exit_status == ExitStatus.USAGE
+    assert InputError.exit_status == ExitStatus.INVALID_INPUT
 
 
 @pytest.mark.parametrize("name", ["operations.md", "integration.md"])

@@ -14,7 +14,7 @@ import pytest
 
 from streamer import api
 from streamer.api import stages
-from streamer.api.run import report_path_of, work_folder_of
+from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
 from tests.run_support import (
     BATCH,

@@ -5,135 +5,122 @@
     config = api.load_config("streamer.yaml")
     result = api.evidence(config, "session.jsonl", "lanes/", output="evidence.json")
 
-One module a job: ``config`` (the configuration and kinds), ``lanes`` (the lanes of a run
-and their outputs), ``sources`` (reading a source document once, in batches), ``outputs``
-(publishing a result), ``evidence``, ``transcripts`` (import and chunk), ``extract``
-(the candidates of each lane), ``normalize``, ``bundles``, ``validation`` and ``report``.
+One module a job, none named as a function: ``config`` (the configuration and kinds),
+``lanes`` (the lanes of a run and their outputs), ``sources`` (reading a source document
+once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``evidence``,
+``project``), ``transcripts`` (``import_transcript``, ``chunk``), ``extraction``
+(``extract``), ``normalization`` (``normalize``), ``bundles`` (``bundle``, ``schema``),
+``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``) and
+``batches`` (``batch``). ``ExitStatus`` names what a command returns.
 
-A command imports only the modules it uses: each name is imported when it is first used
-(PEP 562), which keeps start-up short (``streamer evidence`` never imports the
-extraction, normalization or report code).
+Each name is imported when it is first used (PEP 562), which keeps start-up short: the
+CLI's start-up and ``streamer evidence`` never import the extraction, normalization or
+report code (tests/test_api_names.py). ``__all__`` is the one list of names, with the
+module of each; the imports below are what a type checker reads, and a test checks that
+they import exactly those names from those modules.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from streamer.api.batch import BatchResult, batch
-    from streamer.api.bundles import BundleResult, bundle, schema, schema_ids
-    from streamer.api.config import default_registry, load_config
-    from streamer.api.evidence import EvidenceResult, evidence, project, summarize
-    from streamer.api.extract import ExtractResult, extract
-    from streamer.api.lanes import effective_lanes, read_lane_outputs
-    from streamer.api.normalize import NormalizeResult, normalize
-    from streamer.api.outputs import check_output_destination, require_standard_output
-    from streamer.api.report import report
-    from streamer.api.run import RunResult, run
-    from streamer.api.sources import open_source, source_batches
-    from streamer.api.transcripts import (
-        ChunkResult,
-        ImportResult,
-        chunk,
-        default_document_id,
-        import_transcript,
+if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these lines)
+    # isort: off
+    from streamer.api.batches import BatchResult as BatchResult, batch as batch
+    from streamer.api.bundles import (
+        BundleResult as BundleResult,
+        bundle as bundle,
+        schema as schema,
+        schema_ids as schema_ids,
     )
-    from streamer.api.validation import BundleReport, validate_bundle
+    from streamer.api.config import default_registry as default_registry, load_config as load_config
+    from streamer.api.evidence_context import (
+        EvidenceResult as EvidenceResult,
+        evidence as evidence,
+        project as project,
+        summarize as summarize,
+    )
+    from streamer.api.extraction import ExtractResult as ExtractResult, extract as extract
+    from streamer.api.lanes import (
+        effective_lanes as effective_lanes,
+        read_lane_outputs as read_lane_outputs,
+    )
+    from streamer.api.normalization import (
+        NormalizeResult as NormalizeResult,
+        normalize as normalize,
+    )
+    from streamer.api.outputs import (
+        check_output_destination as check_output_destination,
+        require_standard_output as require_standard_output,
+    )
+    from streamer.api.reports import report as report
+    from streamer.api.runs import RunResult as RunResult, run as run
+    from streamer.api.sources import open_source as open_source, source_batches as source_batches
+    from streamer.api.transcripts import (
+        ChunkResult as ChunkResult,
+        ImportResult as ImportResult,
+        chunk as chunk,
+        default_document_id as default_document_id,
+        import_transcript as import_transcript,
+    )
+    from streamer.api.validation import (
+        BundleReport as BundleReport,
+        validate_bundle as validate_bundle,
+    )
+    from streamer.framework.errors import ExitStatus as ExitStatus
+    # isort: on
 
-_MODULE_OF = {
-    "BatchResult": "streamer.api.batch",
+# name -> the module that defines it
+MODULE_OF = {
+    "BatchResult": "streamer.api.batches",
     "BundleReport": "streamer.api.validation",
     "BundleResult": "streamer.api.bundles",
     "ChunkResult": "streamer.api.transcripts",
-    "EvidenceResult": "streamer.api.evidence",
-    "ExtractResult": "streamer.api.extract",
+    "EvidenceResult": "streamer.api.evidence_context",
+    "ExitStatus": "streamer.framework.errors",
+    "ExtractResult": "streamer.api.extraction",
     "ImportResult": "streamer.api.transcripts",
-    "NormalizeResult": "streamer.api.normalize",
-    "RunResult": "streamer.api.run",
-    "batch": "streamer.api.batch",
+    "NormalizeResult": "streamer.api.normalization",
+    "RunResult": "streamer.api.runs",
+    "batch": "streamer.api.batches",
     "bundle": "streamer.api.bundles",
     "check_output_destination": "streamer.api.outputs",
     "chunk": "streamer.api.transcripts",
     "default_document_id": "streamer.api.transcripts",
     "default_registry": "streamer.api.config",
     "effective_lanes": "streamer.api.lanes",
-    "evidence": "streamer.api.evidence",
-    "extract": "streamer.api.extract",
+    "evidence": "streamer.api.evidence_context",
+    "extract": "streamer.api.extraction",
     "import_transcript": "streamer.api.transcripts",
     "load_config": "streamer.api.config",
-    "normalize": "streamer.api.normalize",
+    "normalize": "streamer.api.normalization",
     "open_source": "streamer.api.sources",
-    "project": "streamer.api.evidence",
+    "project": "streamer.api.evidence_context",
     "read_lane_outputs": "streamer.api.lanes",
-    "report": "streamer.api.report",
+    "report": "streamer.api.reports",
     "require_standard_output": "streamer.api.outputs",
-    "run": "streamer.api.run",
+    "run": "streamer.api.runs",
     "schema": "streamer.api.bundles",
     "schema_ids": "streamer.api.bundles",
     "source_batches": "streamer.api.sources",
-    "summarize": "streamer.api.evidence",
+    "summarize": "streamer.api.evidence_context",
     "validate_bundle": "streamer.api.validation",
 }
 
-__all__ = [
-    "BatchResult",
-    "BundleReport",
-    "BundleResult",
-    "ChunkResult",
-    "EvidenceResult",
-    "ExtractResult",
-    "ImportResult",
-    "NormalizeResult",
-    "RunResult",
-    "batch",
-    "bundle",
-    "check_output_destination",
-    "chunk",
-    "default_document_id",
-    "default_registry",
-    "effective_lanes",
-    "evidence",
-    "extract",
-    "import_transcript",
-    "load_config",
-    "normalize",
-    "open_source",
-    "project",
-    "read_lane_outputs",
-    "report",
-    "require_standard_output",
-    "run",
-    "schema",
-    "schema_ids",
-    "source_batches",
-    "summarize",
-    "validate_bundle",
-]
+__all__ = sorted(MODULE_OF)
 
 
-class _Api(types.ModuleType):
-    """The package's own type: a name is imported when first used, and a submodule of the
-    same name as a function (``evidence``, ``extract``, ``normalize``, ``report``,
-    ``batch``, ``run``) never hides it when the import system binds the submodule."""
+if not TYPE_CHECKING:  # a type checker reads the imports above, and knows no other name
 
-    def __getattr__(self, name: str) -> Any:
-        module = _MODULE_OF.get(name)
+    def __getattr__(name: str) -> Any:
+        module = MODULE_OF.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module), name)
-        types.ModuleType.__setattr__(self, name, value)
+        globals()[name] = value  # imported once
         return value
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _MODULE_OF and isinstance(value, types.ModuleType):
-            return  # the function of that name wins (``from streamer.api.run import ...``)
-        types.ModuleType.__setattr__(self, name, value)
 
-    def __dir__(self) -> list[str]:
-        return sorted({*__all__, *super().__dir__()})
-
-
-sys.modules[__name__].__class__ = _Api
+def __dir__() -> list[str]:
+    return sorted({*__all__, *globals()})

@@ -19,8 +19,8 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
-from streamer.api.run import run, work_folder_of
-from streamer.framework.errors import ConfigurationError, StreamerError
+from streamer.api.runs import run, work_folder_of
+from streamer.framework.errors import ConfigurationError, ExitStatus, StreamerError
 from streamer.output.publication import atomic_file
 
 WARNINGS_FILE = "warnings.log"
@@ -74,14 +74,20 @@ def run_session(job: SessionJob) -> SessionOutcome:
     except StreamerError as failure:
         receipt, status, error = None, failure.exit_status, failure.one_line()
     except Exception as failure:
-        receipt, status = None, 1
+        receipt, status = None, ExitStatus.UNEXPECTED
         error = f"unexpected failure ({type(failure).__name__})"
     work = work_folder_of(Path(job.output))
     if work.is_dir():
         with atomic_file(work / WARNINGS_FILE) as out:
             out.write("".join(f"streamer: warning: {line}\n" for line in warnings).encode())
     return SessionOutcome(
-        job.row, job.document_id, status, error, time.monotonic() - start, receipt, len(warnings)
+        job.row,
+        job.document_id,
+        int(status),
+        error,
+        time.monotonic() - start,
+        receipt,
+        len(warnings),
     )
 
 

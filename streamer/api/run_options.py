@@ -9,11 +9,13 @@ where it is used: ``source_batches`` (``buffer_size`` 128 KiB, ``batch_units`` 1
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypedDict
 
 from streamer.api.lanes import Warn, stderr_warning
-from streamer.api.sources import Progress
+
+# Called with (bytes of the source read so far, its size or None when unknown).
+Progress = Callable[[int, "int | None"], None]
 
 
 class ReadOptions(TypedDict, total=False):

@@ -10,8 +10,9 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Unpack
+from typing import Any, BinaryIO, Unpack
 
+from streamer.api.run_options import Progress, ReadOptions
 from streamer.framework.errors import (
     ConfigurationError,
 )
@@ -24,13 +25,7 @@ from streamer.framework.source.reader import (
 )
 from streamer.framework.source.units import Batch
 
-if TYPE_CHECKING:
-    from streamer.api.run_options import ReadOptions
-
 Source = str | os.PathLike[str] | BinaryIO
-
-
-Progress = Callable[[int, "int | None"], None]
 
 
 class _CountingStream:

@@ -3,7 +3,7 @@
 
 Each stage names its inputs (files or folders, compared by digest), its configuration
 (a JSON value, compared by digest), its outputs in the work folder, and the function that
-calls the stage's API function and returns its counts. ``streamer.api.run`` walks the list.
+calls the stage's API function and returns its counts. ``streamer.api.runs`` walks the list.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 
 from streamer import __version__
 from streamer.api.bundles import bundle
-from streamer.api.extract import extract
+from streamer.api.extraction import extract
 from streamer.api.lanes import Warn
-from streamer.api.normalize import normalize
-from streamer.api.report import report
-from streamer.api.sources import Progress
+from streamer.api.normalization import normalize
+from streamer.api.reports import report
+from streamer.api.run_options import Progress
 from streamer.api.transcripts import import_transcript
 from streamer.api.work_folder import WorkFolder, file_digest
 from streamer.configuration import Configuration

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Unpack
 
 from streamer.api.outputs import WriteTarget, config_input, publish_to, resolve_output
-from streamer.api.run_options import ReadOptions
-from streamer.api.sources import Progress, Source, open_source
+from streamer.api.run_options import Progress, ReadOptions
+from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import typer
 
 import streamer
+from streamer.framework.errors import ExitStatus
 
 app = typer.Typer(
     name="streamer",
@@ -17,6 +20,17 @@ app = typer.Typer(
 
 DEBUG_HELP = "Print a traceback above any error message (anywhere on the line)."
 _debug = {"on": False}
+
+
+class CommandFailed(Exception):
+    """Raised by a command that wrote what it could but failed in part (a lane, a session,
+    a bundle's problems): the entry point prints each line as ``streamer: error: ...`` and
+    exits with ``status``, as it does for every other error."""
+
+    def __init__(self, lines: Sequence[str], status: ExitStatus) -> None:
+        super().__init__(status)
+        self.lines = tuple(lines)
+        self.status = status
 
 
 def debugging() -> bool:

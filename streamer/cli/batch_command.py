@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,11 +10,11 @@ import typer
 
 from streamer import api
 from streamer.cli import options
-from streamer.cli.app import app
+from streamer.cli.app import CommandFailed, app
 from streamer.cli.progress import StatusLine, on_terminal
 
 if TYPE_CHECKING:
-    from streamer.api.batch import BatchProgress
+    from streamer.api.batches import BatchProgress
 
 
 class BatchLine(StatusLine):
@@ -49,9 +48,7 @@ def batch_command(
         help="A running Dask distributed scheduler (tcp://HOST:PORT) instead of local workers.",
     ),
     lane: list[str] = options.LANE,
-    quiet: bool = typer.Option(
-        False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
-    ),
+    quiet: bool = options.QUIET,
 ) -> None:
     """Run every session of MANIFEST as 'streamer run' does, in parallel; one summary line
     per session in DIR/batch.jsonl, one JSON receipt line on stdout; exit status 4 when
@@ -67,10 +64,5 @@ def batch_command(
             progress=progress,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
-    for line in result.failed:
-        print(
-            f"streamer: error: session {line.document_id} (row {line.row}) failed: {line.error}",
-            file=sys.stderr,
-        )
     if result.exit_status:
-        raise typer.Exit(result.exit_status)
+        raise CommandFailed(result.failures, result.exit_status)

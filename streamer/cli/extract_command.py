@@ -1,13 +1,12 @@
 """``streamer extract``: the raw candidates of each lane, one JSON receipt on stdout.
 
-Exit status 4 (``EXIT_INCOMPLETE``) when a lane failed: its chunks could not be answered
+Exit status 4 (``ExitStatus.INCOMPLETE``) when a lane failed: its chunks could not be answered
 after their retries, so it wrote no candidates file; the other lanes wrote theirs, the
 receipt says which, and one error line per failed lane is printed on stderr.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import orjson
@@ -15,10 +14,8 @@ import typer
 
 from streamer import api
 from streamer.cli import options
-from streamer.cli.app import app
+from streamer.cli.app import CommandFailed, app
 from streamer.cli.progress import StatusLine, on_terminal
-
-EXIT_INCOMPLETE = 4
 
 
 class ChunkProgressLine(StatusLine):
@@ -72,13 +69,5 @@ def extract_command(
             progress=progress,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
-    for receipt in result.lanes:
-        for failure in receipt["failures"][:1]:
-            hint = f" (hint: {failure['hint']})" if "hint" in failure else ""
-            print(
-                f"streamer: error: lane {receipt['lane_id']} failed, no candidates file: "
-                f"{failure['chunk_id']}: {failure['reason']}{hint}",
-                file=sys.stderr,
-            )
-    if result.failed_lanes:
-        raise typer.Exit(EXIT_INCOMPLETE)
+    if result.exit_status:
+        raise CommandFailed(result.failures, result.exit_status)

@@ -29,7 +29,6 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
-from streamer.api.exit_status import INCOMPLETE_EXIT_STATUS
 from streamer.cli import (  # each import registers its command
     batch_command,  # noqa: F401
     bundle_command,  # noqa: F401
@@ -43,22 +42,14 @@ from streamer.cli import (  # each import registers its command
     schema_command,  # noqa: F401
     validate_command,  # noqa: F401
 )
-from streamer.cli.app import DEBUG_HELP, app, debugging, set_debugging
-from streamer.framework.errors import StreamerError
+from streamer.cli.app import DEBUG_HELP, CommandFailed, app, debugging, set_debugging
+from streamer.framework.errors import ExitStatus, StreamerError
 
-EXIT_UNEXPECTED = 1
-EXIT_USAGE = 2
-EXIT_SESSIONS_FAILED = INCOMPLETE_EXIT_STATUS
-EXIT_BROKEN_PIPE = 141
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
-EXIT_HANGUP = 129
-EXIT_QUIT = 131
 # The signals that end a run as Ctrl-C does, and the status each gives (128 + number).
 TERMINATING = {
-    signal.SIGTERM: EXIT_TERMINATED,
-    signal.SIGHUP: EXIT_HANGUP,
-    signal.SIGQUIT: EXIT_QUIT,
+    signal.SIGTERM: ExitStatus.TERMINATED,
+    signal.SIGHUP: ExitStatus.HANGUP,
+    signal.SIGQUIT: ExitStatus.QUIT,
 }
 
 
@@ -145,13 +136,17 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     arguments = list(sys.argv[1:] if argv is None else argv)
     _install_signal_handlers()
     sys.unraisablehook = _unraisable
-    status = 0
+    status: int = ExitStatus.OK
     try:
         # The command is driven directly rather than through typer's main(), which would
         # print its own multi-line messages and turn a closed pipe into status 1.
         command = command_tree()
         with command.make_context("streamer", arguments) as context:
             command.invoke(context)
+    except CommandFailed as failed:
+        for line in failed.lines:
+            _error(line)
+        status = failed.status
     except StreamerError as error:
         _traceback()
         _error(error.one_line())
@@ -165,15 +160,15 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
             else (f" (hint: see '{error.ctx.command_path} --help')")
         )
         _error(error.format_message() + hint)
-        status = EXIT_USAGE
+        status = ExitStatus.USAGE
     except ClickException as error:
         _error(error.format_message())
         status = error.exit_code
     except BrokenPipeError:
         _silence_stdout()
-        status = EXIT_BROKEN_PIPE
+        status = ExitStatus.BROKEN_PIPE
     except (KeyboardInterrupt, click.exceptions.Abort):
-        status = EXIT_INTERRUPTED
+        status = ExitStatus.INTERRUPTED
     except Terminated as terminated:
         status = TERMINATING[signal.Signals(terminated.signum)]
     except Exception as error:
@@ -182,13 +177,13 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
             f"unexpected failure ({type(error).__name__})"
             + ("" if debugging() else " (hint: run again with --debug for a traceback)")
         )
-        status = EXIT_UNEXPECTED
+        status = ExitStatus.UNEXPECTED
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
-        status = status or EXIT_BROKEN_PIPE
+        status = status or ExitStatus.BROKEN_PIPE
     except OSError:  # a terminal hung up
-        status = status or EXIT_UNEXPECTED
-    sys.exit(status)
+        status = status or ExitStatus.UNEXPECTED
+    sys.exit(int(status))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import orjson
@@ -10,7 +9,7 @@ import typer
 
 from streamer import api
 from streamer.cli import options
-from streamer.cli.app import app
+from streamer.cli.app import CommandFailed, app
 from streamer.cli.import_command import Format
 from streamer.cli.progress import showing_progress
 
@@ -52,7 +51,5 @@ def run_command(
             progress=progress,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
-    for line in result.failures:
-        print(f"streamer: error: {line}", file=sys.stderr)
     if result.exit_status:
-        raise typer.Exit(result.exit_status)
+        raise CommandFailed(result.failures, result.exit_status)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import orjson
 import typer
 
 from streamer import api
-from streamer.cli.app import app
-from streamer.framework.errors import InputError
+from streamer.cli.app import CommandFailed, app
+from streamer.framework.errors import ExitStatus
 
 
 @app.command("validate")
@@ -21,9 +20,7 @@ def validate_command(
     one-line JSON summary on stdout."""
     api.require_standard_output()
     report = api.validate_bundle(directory)
-    for problem in report.problems:
-        print(f"streamer: error: {problem}", file=sys.stderr)
     if not report.valid:
-        raise typer.Exit(InputError.exit_status)
+        raise CommandFailed(report.problems, ExitStatus.INVALID_INPUT)
     summary = {"status": "valid", "document_id": report.document_id, "files": len(report.files)}
     typer.echo(orjson.dumps(summary).decode("utf-8"))

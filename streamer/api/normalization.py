@@ -16,7 +16,8 @@ import orjson
 
 from streamer.api.config import default_registry
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
-from streamer.api.sources import Progress, Source, source_batches
+from streamer.api.run_options import Progress
+from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path

@@ -22,10 +22,9 @@ from typing import Any
 
 from streamer.api import stages
 from streamer.api.config import load_config
-from streamer.api.exit_status import INCOMPLETE_EXIT_STATUS
-from streamer.api.extract import check_extraction
+from streamer.api.extraction import check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
-from streamer.api.sources import Progress
+from streamer.api.run_options import Progress
 from streamer.api.stages import (
     BUNDLE,
     CANDIDATES,
@@ -43,7 +42,7 @@ from streamer.api.work_folder import (
     tree_digest,
     value_digest,
 )
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.importers.formats import FORMATS
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.output.bundle_publication import (
@@ -131,9 +130,9 @@ class RunResult:
         return tuple(lines)
 
     @property
-    def exit_status(self) -> int:
-        """0, or 4 (incomplete) when a lane failed."""
-        return INCOMPLETE_EXIT_STATUS if self.failures else 0
+    def exit_status(self) -> ExitStatus:
+        """``OK``, or ``INCOMPLETE`` (4) when a lane failed."""
+        return ExitStatus.INCOMPLETE if self.failures else ExitStatus.OK
 
     def receipt(self) -> dict[str, Any]:
         """The one-line JSON receipt ``streamer run`` prints."""

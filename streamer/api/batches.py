@@ -32,17 +32,15 @@ from streamer.api.batch_executors import (
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.config import load_config
-from streamer.api.exit_status import INCOMPLETE_EXIT_STATUS
-from streamer.api.extract import check_extraction
+from streamer.api.extraction import check_extraction
 from streamer.api.lanes import effective_lanes
-from streamer.api.run import work_folder_of
+from streamer.api.runs import work_folder_of
 from streamer.api.stages import BUNDLE, extracted_lanes
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 SUMMARY_FILE = "batch.jsonl"
-SESSIONS_FAILED_EXIT_STATUS = INCOMPLETE_EXIT_STATUS
 COMPLETE = ("ok", "skipped")
 
 
@@ -84,9 +82,17 @@ class BatchResult:
         return tuple(line for line in self.lines if line.status == "failed")
 
     @property
-    def exit_status(self) -> int:
-        """0 when every session completed, else ``SESSIONS_FAILED_EXIT_STATUS`` (4)."""
-        return SESSIONS_FAILED_EXIT_STATUS if self.failed else 0
+    def failures(self) -> tuple[str, ...]:
+        """One error line per failed session, as the CLI prints it."""
+        return tuple(
+            f"session {line.document_id} (row {line.row}) failed: {line.error}"
+            for line in self.failed
+        )
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        """``OK`` when every session completed, else ``INCOMPLETE`` (4)."""
+        return ExitStatus.INCOMPLETE if self.failed else ExitStatus.OK
 
     def receipt(self) -> dict[str, Any]:
         """The one-line JSON receipt ``streamer batch`` prints."""

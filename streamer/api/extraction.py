@@ -21,7 +21,7 @@ from typing import Any
 
 from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
-from streamer.api.normalize import glossary_of
+from streamer.api.normalization import glossary_of
 from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
 from streamer.extraction.cache import ResponseCache
@@ -34,7 +34,7 @@ from streamer.extraction.run import (
     write_lane_files,
 )
 from streamer.extraction.transport import ChatTransport, Sleep
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.output.publication import DIRECTORY_MODE
@@ -56,6 +56,24 @@ class ExtractResult:
     @property
     def failed_lanes(self) -> tuple[str, ...]:
         return tuple(lane["lane_id"] for lane in self.lanes if lane["status"] == "failed")
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """One error line per failed lane (its first failed chunk), as the CLI prints it."""
+        lines = []
+        for lane in self.lanes:
+            for failure in lane["failures"][:1]:
+                hint = f" (hint: {failure['hint']})" if "hint" in failure else ""
+                lines.append(
+                    f"lane {lane['lane_id']} failed, no candidates file: "
+                    f"{failure['chunk_id']}: {failure['reason']}{hint}"
+                )
+        return tuple(lines)
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        """``OK``, or ``INCOMPLETE`` (4) when a lane failed (it wrote no candidates file)."""
+        return ExitStatus.INCOMPLETE if self.failed_lanes else ExitStatus.OK
 
     def receipt(self) -> dict[str, Any]:
         return {
