@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,16 +44,31 @@ def write_candidates(
     return folder
 
 
-def source_case(root: Path, ids: Sequence[str], lanes: Sequence[str], **chunking: int) -> Case:
-    """A source document of ``ids`` and a configuration of ``lanes`` (no lane outputs)."""
+def source_case(
+    root: Path,
+    ids: Sequence[str],
+    lanes: Sequence[str],
+    *,
+    text: Callable[[str], str] | None = None,
+    support: str | None = None,
+    **chunking: int,
+) -> Case:
+    """A source document of ``ids`` and a configuration of ``lanes`` (no lane outputs);
+    ``text`` gives each unit's text, ``support`` the support policy."""
     config: dict[str, Any] = {
         "pipeline": {"lanes": [{"id": lane, "artifact_kind": KIND_OF_LANE[lane]} for lane in lanes]}
     }
     if chunking:
         config["pipeline"]["chunking"] = chunking
+    if support is not None:
+        config["pipeline"]["normalization"] = {"support": support}
     from tests.support import units
 
-    return write_case(root, units(ids), {}, config=config)
+    made = units(ids)
+    if text is not None:
+        for item in made:
+            item["text"] = text(item["unit_id"])
+    return write_case(root, made, {}, config=config)
 
 
 def normalize(

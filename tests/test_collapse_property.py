@@ -92,18 +92,25 @@ def test_occurrences_are_the_overlap_components_with_the_union_of_references(
     assert found == collapse.occurrences(list(reversed(items)))  # order does not matter
 
 
-@given(candidates(single=True))
-def test_spans_keep_the_longest_earliest_reference_of_each_component(items: list[Grounded]) -> None:
+@given(candidates(single=True), st.randoms(use_true_random=False))
+def test_spans_are_the_union_of_each_component_first_start_to_last_end(
+    items: list[Grounded], shuffler: Any
+) -> None:
     expected = []
     for group in brute_components(items):
-        longest = max(r.end - r.start for item in group for r in item.refs)
-        kept = min(r for item in group for r in item.refs if r.end - r.start == longest)
+        covered = {unit for item in group for r in item.refs for unit in range(r.start, r.end + 1)}
+        low, high = min(covered), max(covered)
+        assert covered == set(range(low, high + 1))  # the fragments chain: no gap, no widening
         expected.append(
-            collapse.Group(group[0].members, (kept,), tuple(sorted(i.line for i in group)))
+            collapse.Group(
+                group[0].members, (ref(low, high),), tuple(sorted(i.line for i in group))
+            )
         )
     found = collapse.spans(items)
     assert as_set(found) == as_set(expected)
-    assert found == collapse.spans(list(reversed(items)))
+    shuffled = list(items)
+    shuffler.shuffle(shuffled)
+    assert found == collapse.spans(shuffled)
 
 
 names = st.sampled_from(

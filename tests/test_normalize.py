@@ -28,8 +28,18 @@ from tests.support import Case, ref, run_cli
 IDS = [f"u{i}" for i in range(1, 13)]  # chunks of 5 overlapping by 2: u1-u5, u4-u8, u7-u11, u10-u12
 
 
+def says_all(unit_id: str) -> str:
+    """A unit text saying every value these tests use (the support check is
+    ``tests/test_support.py``'s)."""
+    return (
+        f"text of {unit_id}: Keyleth, Scanlan, Vex, Grog, Kima, Brenna, the barkeep and "
+        "Scanlan's Mother cast Fireball, Hunter's Mark, Light, Shield, Melf's Acid Arrow "
+        "and zorp's kettle in the Tavern, on the Road and in the Crypt"
+    )
+
+
 def spells_case(tmp_path: Path, lanes: tuple[str, ...] = ("spells",)) -> Case:
-    return source_case(tmp_path / "case", IDS, lanes, max_units=5, overlap_units=2)
+    return source_case(tmp_path / "case", IDS, lanes, text=says_all, max_units=5, overlap_units=2)
 
 
 def cast(spell: str, caster: str | None, *refs: dict[str, str]) -> dict[str, Any]:
@@ -251,6 +261,7 @@ def test_glossary_aliases_canonicalize_every_name_member_and_the_party_becomes_t
         tmp_path / "case",
         IDS,
         ["spells", "npcs", "combat-turns", "party-roster"],
+        text=says_all,
         max_units=5,
         overlap_units=2,
     )
@@ -355,7 +366,7 @@ def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path:
 def test_glossary_errors_are_configuration_errors_without_names(
     tmp_path: Path, text: str, message: str
 ) -> None:
-    case = source_case(tmp_path / "case", IDS, ["spells", "party-roster"])
+    case = source_case(tmp_path / "case", IDS, ["spells", "party-roster"], text=says_all)
     glossary = tmp_path / "g.yaml"
     glossary.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigurationError) as raised:
@@ -371,7 +382,12 @@ def test_duplicates_from_overlapping_chunks_collapse_and_distinct_evidence_does_
     tmp_path: Path,
 ) -> None:
     case = source_case(
-        tmp_path / "case", IDS, ["spells", "scene-descriptions"], max_units=5, overlap_units=2
+        tmp_path / "case",
+        IDS,
+        ["spells", "scene-descriptions"],
+        text=says_all,
+        max_units=5,
+        overlap_units=2,
     )
     folder = tmp_path / "candidates"
     write_candidates(
@@ -412,7 +428,7 @@ def test_duplicates_from_overlapping_chunks_collapse_and_distinct_evidence_does_
         ("Keyleth", [ref("u7")]),
     ]
     assert [(r["location"], r["source_ref"]) for r in records(out, "scene-descriptions")] == [
-        ("Tavern", ref("u4", "u8")),  # the longer fragment, unchanged
+        ("Tavern", ref("u2", "u8")),  # the union of its fragments: first start, last end
         ("Road", ref("u9", "u11")),
     ]
 
@@ -462,7 +478,9 @@ def all_lane_lines() -> dict[str, list[dict[str, Any] | bytes]]:
 
 
 def run_lines(tmp_path: Path, name: str, lines: dict[str, list[Any]]) -> dict[str, bytes]:
-    case = source_case(tmp_path / "case", IDS, list(lines), max_units=5, overlap_units=2)
+    case = source_case(
+        tmp_path / "case", IDS, list(lines), text=says_all, max_units=5, overlap_units=2
+    )
     folder = tmp_path / f"candidates-{name}"
     for lane_id, items in lines.items():
         write_candidates(folder, lane_id, case, items)
@@ -615,6 +633,7 @@ def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
         tmp_path / "case",
         IDS,
         ["spells", "npcs", "scene-descriptions"],
+        text=says_all,
         max_units=5,
         overlap_units=2,
     )
@@ -655,7 +674,7 @@ def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
 
 
 def test_a_lane_without_candidates_has_no_output_and_is_warned(tmp_path: Path) -> None:
-    case = source_case(tmp_path / "case", IDS, ["spells", "npcs"])
+    case = source_case(tmp_path / "case", IDS, ["spells", "npcs"], text=says_all)
     folder = write_candidates(tmp_path / "candidates", "spells", case, [])
     result, warnings = normalize(case, folder, tmp_path / "out", lanes=["npcs", "spells"])
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [

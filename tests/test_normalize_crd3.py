@@ -3,7 +3,9 @@ candidates written from CRD3's own data: a scene candidate per summary alignment
 ``summary N``, its turn range, cut at the edges of every chunk it crosses, so fragments must collapse), a spell
 candidate per turn naming an SRD spell (from every chunk holding the turn, so duplicates
 from overlapping chunks must collapse), an NPC-registry candidate per turn speaker
-(plumbing data: one record per name key), and one candidate one unit past its chunk."""
+(plumbing data: one record per name key), and one candidate one unit past its chunk. The
+candidates are plumbing data, not said by their units, so the support check is off (its
+provenance is then in the bundle's index); ``tests/test_support_crd3.py`` checks support."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ CONFIG = """pipeline:
     - {id: scene-descriptions, artifact_kind: dnd/scene-descriptions}
     - {id: spells, artifact_kind: dnd/spell-casts}
     - {id: npcs, artifact_kind: dnd/npcs}
+  normalization:
+    support: off  # the candidates are plumbing data (summaries, speakers), not said
 output:
   module: json
   options:
@@ -171,4 +175,6 @@ def test_crd3_import_chunk_normalize_bundle_validate(tmp_path: Path, episode: Pa
     assert orjson.loads(bundle.stdout)["normalized_lanes"] == 3
     valid = run_cli(["validate", str(tmp_path / "bundle")])
     assert valid.status == 0, valid.stderr
+    index = orjson.loads((tmp_path / "bundle" / "index.json").read_bytes())
+    assert [lane["normalization"] for lane in index["lanes"]] == [{"support": "off"}] * 3
     print(episode.stem, orjson.dumps(list(receipt.values())).decode())

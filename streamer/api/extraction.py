@@ -21,7 +21,7 @@ from typing import Any
 
 from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
-from streamer.api.normalization import glossary_of
+from streamer.api.normalization import glossary_of, party_of
 from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
 from streamer.extraction.cache import ResponseCache
@@ -40,7 +40,6 @@ from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.output.publication import DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"
-PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
 
 
 @dataclass(frozen=True)
@@ -158,18 +157,7 @@ def _party(config: Configuration, glossary: str | os.PathLike[str] | None) -> di
     as speaker -> character; empty without a glossary."""
     if glossary is None and config.normalization.glossary is None:
         return {}
-    party: dict[str, str] = {}
-    for index, entry in enumerate(glossary_of(config, glossary).sections.get(PARTY, [])):
-        if not (
-            isinstance(entry, dict)
-            and isinstance(entry.get("player"), str)
-            and isinstance(entry.get("character"), str)
-        ):
-            raise ConfigurationError(
-                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
-            )
-        party[entry["player"]] = entry["character"]
-    return party
+    return party_of(glossary_of(config, glossary))
 
 
 def _check_folder(folder: Path, option: str) -> None:

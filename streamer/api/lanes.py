@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from streamer.api.outputs import NamedInput
 from streamer.configuration import Configuration
-from streamer.framework.errors import (
-    ConfigurationError,
-)
+from streamer.framework.errors import ConfigurationError, LaneOutputError
 from streamer.framework.kinds.lane_outputs import LaneOutput, lane_output_path, read_lane_output
+from streamer.framework.regular_files import read_regular_file
+
+# Written by ``streamer normalize`` beside its lane outputs only when the support check was
+# off; ``bundle`` records it in the lane descriptors of its index (docs/normalization.md).
+PROVENANCE_FILE = "normalization.json"
 
 Warn = Callable[[str], None]
 
@@ -71,4 +77,26 @@ def read_lane_outputs(
             warn(f"lane {lane_id} has no normalized output ({path.name}); it contributes nothing")
             continue
         outputs.append(read_lane_output(path, lane_id, config.lane(lane_id).kind))
+    support = support_policy(directory)
+    if support != "strict":
+        outputs = [dataclasses.replace(output, support=support) for output in outputs]
     return outputs
+
+
+def support_policy(lanes_dir: Path) -> str:
+    """The support policy ``streamer normalize`` recorded in ``lanes_dir``: ``off`` when it
+    wrote ``normalization.json`` (``{"support":"off"}``), else ``strict``."""
+    path = lanes_dir / PROVENANCE_FILE
+    if not path.exists():
+        return "strict"
+    where = f"{path.name} in --lanes-dir"
+    try:
+        data = orjson.loads(read_regular_file(path, 4096, where, LaneOutputError))
+    except orjson.JSONDecodeError:
+        data = None
+    if data != {"support": "off"}:
+        raise LaneOutputError(
+            f"{where} is not what streamer normalize writes",
+            hint='it is {"support":"off"}, written when the support check was off',
+        )
+    return "off"

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from streamer.api.config import default_registry
-from streamer.api.lanes import Warn, effective_lanes, stderr_warning
+from streamer.api.lanes import PROVENANCE_FILE, Warn, effective_lanes, stderr_warning
 from streamer.api.run_options import Progress
 from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
@@ -28,12 +28,22 @@ from streamer.normalization.candidates import (
     read_candidates_file,
 )
 from streamer.normalization.glossary import Glossary, load_glossary
-from streamer.normalization.lanes import LaneResult, cited, glossary_lane, normalize_lane, spec_of
+from streamer.normalization.lanes import (
+    LaneResult,
+    cited,
+    cited_ranges,
+    glossary_lane,
+    normalize_lane,
+    spec_of,
+)
+from streamer.normalization.names import name_key
 from streamer.normalization.rejections import rejection_lines
 from streamer.normalization.source_index import SourceIndexTap
+from streamer.normalization.support import Support
 from streamer.output.bundle_publication import check_destination, staged_bundle
 
 REJECTIONS_FILE = "rejections.jsonl"
+PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,22 @@ def glossary_of(config: Configuration, glossary: str | os.PathLike[str] | None) 
     return load_glossary(path, sections)
 
 
+def party_of(terms: Glossary) -> dict[str, str]:
+    """The glossary's ``party`` as speaker -> character (empty without one)."""
+    party: dict[str, str] = {}
+    for index, entry in enumerate(terms.sections.get(PARTY, [])):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("player"), str)
+            and isinstance(entry.get("character"), str)
+        ):
+            raise ConfigurationError(
+                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
+            )
+        party[entry["player"]] = entry["character"]
+    return party
+
+
 def normalize(
     config: Configuration,
     source: Source,
@@ -101,8 +127,10 @@ def normalize(
 
     Usage errors come first; then the glossary and every candidates file are read (a
     header naming another lane or kind fails the run), then the source document once,
-    keeping only the chunks and unit positions the candidates name; the headers must name
-    that document. Rejected candidates are reported through ``warn``, one line each.
+    keeping only the chunks and unit positions the candidates name (and, for the support
+    check, the cited units); the headers must name that document. Rejected candidates are
+    reported through ``warn``, one line each. With ``pipeline.normalization.support: off``
+    nothing is checked against the cited text and ``normalization.json`` records it.
     """
     destination = Path(output_dir)
     check_output_dir(destination, force=force)
@@ -113,9 +141,18 @@ def normalize(
             f"candidates folder {directory.name} does not exist", hint="check --candidates-dir"
         )
     terms = glossary_of(config, glossary)
+    strict = config.normalization.support == "strict"
+    party = {  # malformed entries are the party-roster lane's errors, reported there
+        name_key(entry["player"]): entry["character"]
+        for entry in terms.sections.get(PARTY, [])
+        if isinstance(entry, dict)
+        and isinstance(entry.get("player"), str)
+        and isinstance(entry.get("character"), str)
+    }
     files: dict[str, CandidatesFile] = {}
     chunk_ids: set[str] = set()
     unit_ids: set[str] = set()
+    ranges: dict[str, set[str]] = {}
     for lane_id in run_lanes:
         kind = config.lane(lane_id).kind
         spec = spec_of(kind)
@@ -136,8 +173,11 @@ def normalize(
             ids, chunk_id = cited(raw, spec)
             unit_ids |= ids
             chunk_ids.add(chunk_id)
+            if strict:
+                for start, end in cited_ranges(raw, spec):
+                    ranges.setdefault(start, set()).add(end)
     index = SourceIndexTap(
-        config.chunking.max_units, config.chunking.overlap_units, chunk_ids, unit_ids
+        config.chunking.max_units, config.chunking.overlap_units, chunk_ids, unit_ids, ranges
     )
     with source_batches(source, index.tap, buffer_size=buffer_size, progress=progress) as (
         batches,
@@ -169,6 +209,7 @@ def normalize(
                     index.chunks,
                     index.positions,
                     terms.names,
+                    Support(spec, terms.names, party, index.units) if strict else None,
                 )
             )
         elif spec.glossary_section is not None and spec.glossary_section in terms.sections:
@@ -183,6 +224,8 @@ def normalize(
                 name = lane_output_path(Path(), result.lane_id).name
                 staged.write(name, orjson.dumps(result.output.to_json()) + b"\n")
         staged.write(REJECTIONS_FILE, rejection_lines(rejections))
+        if not strict:
+            staged.write(PROVENANCE_FILE, orjson.dumps({"support": "off"}) + b"\n")
     missing = [result.lane_id for result in results if result.output is None]
     if missing:
         warn("lanes without candidates, without a normalized output: " + ", ".join(missing))

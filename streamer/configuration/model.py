@@ -49,9 +49,12 @@ class ChunkingConfig:
 @dataclass(frozen=True)
 class NormalizationConfig:
     """``pipeline.normalization``: ``glossary``, resolved against the configuration
-    file's folder (``None``: no glossary unless ``--glossary`` names one)."""
+    file's folder (``None``: no glossary unless ``--glossary`` names one), and ``support``,
+    the support check's policy: ``strict`` (the default: an unsupported candidate is
+    rejected) or ``off`` (not checked; recorded in the published bundle's index)."""
 
     glossary: Path | None = None
+    support: str = "strict"
 
 
 @dataclass(frozen=True)

@@ -155,20 +155,31 @@ def _chunking(value: Any) -> ChunkingConfig:
     return ChunkingConfig(max_units, overlap)
 
 
+SUPPORT_POLICIES = ("strict", "off")
+
+
 def _normalization(value: Any, base: Path) -> NormalizationConfig:
     if value is None:
         return NormalizationConfig()
     path = "$.pipeline.normalization"
-    normalization = _object(value, path, required=set(), optional={"glossary"})
+    normalization = _object(value, path, required=set(), optional={"glossary", "support"})
+    support = normalization.get("support", "strict")
+    if support is False:  # YAML 1.1 reads a bare ``off`` as false
+        support = "off"
+    if support not in SUPPORT_POLICIES:
+        raise ConfigurationError(
+            f"{path}.support must be one of: " + ", ".join(SUPPORT_POLICIES),
+            hint="strict rejects a candidate its cited units do not support; off accepts it",
+        )
     glossary = normalization.get("glossary")
     if glossary is None:
-        return NormalizationConfig()
+        return NormalizationConfig(support=support)
     if not isinstance(glossary, str) or not glossary.strip():
         raise ConfigurationError(
             f"{path}.glossary must be a file path",
             hint="relative paths are resolved against the configuration file's folder",
         )
-    return NormalizationConfig(base / glossary)
+    return NormalizationConfig(base / glossary, support)
 
 
 def _evidence_context(value: Any, lanes: tuple[LaneConfig, ...]) -> EvidenceContextConfig:

@@ -16,8 +16,10 @@ members of its candidate cited first (then the smallest spelling), never a mix.
 - ``registry``: candidates whose key member has the same name key are one record citing
   the union of their references.
 - ``spans``: one reference a record. Candidates with equal identities whose ranges
-  overlap (connected components, as above) are one record, which keeps the one reference
-  of the component covering the most units (the earliest-starting of those), unchanged.
+  overlap (connected components, as above) are the fragments of one span (a scene cut by
+  chunk boundaries): one record citing their union, the range from the first fragment's
+  start to the last one's end (overlapping ranges chain, so it holds no unit no fragment
+  cited).
 """
 
 from __future__ import annotations
@@ -159,11 +161,13 @@ def spans(items: Sequence[Grounded]) -> list[Group]:
     out: list[Group] = []
     for same in _by_key(items, lambda item: item.key):
         for component in overlap_components(same):
-            kept = min(
-                (item.refs[0] for item in component), key=lambda ref: (ref.start - ref.end, ref)
+            first_ref = min(item.refs[0] for item in component)
+            last_ref = max(component, key=lambda item: (item.refs[0].end, item.refs[0])).refs[0]
+            union = Ref(
+                first_ref.start, last_ref.end, first_ref.start_unit_id, last_ref.end_unit_id
             )
             first = min(component, key=_first_cited)
-            out.append(Group(first.members, (kept,), _lines(component), first.identity))
+            out.append(Group(first.members, (union,), _lines(component), first.identity))
     return _ordered(out)
 
 

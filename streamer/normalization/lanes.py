@@ -3,10 +3,13 @@
 For each well-formed candidate line, in turn: the record is validated against the kind's
 model-facing record (``invalid_record``), its chunk and references are grounded
 (``grounding``), and its name members and catalog members are canonicalized (glossary
-aliases, then catalogs: ``NormalizationSpec``). The accepted candidates are then
-collapsed under the kind's identity rule (``collapse``) and given their IDs
-(``identifiers``). Nothing is repaired and nothing is added: a member the candidate
-lacked is not there, a ``null`` stays ``null``.
+aliases, then catalogs: ``NormalizationSpec``), and its textual members must be said by
+its cited units (``support``, unless the policy is ``off``; ``unsupported``). The accepted
+candidates are then collapsed under the kind's identity rule (``collapse``) and given
+their IDs (``identifiers``). A span kind's record is checked once collapsed, over the
+scene's whole range: when it is unsupported, each of its candidates is rejected. Nothing
+is repaired and nothing is added: a member the candidate lacked is not there, a ``null``
+stays ``null``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from streamer.normalization.identifiers import record_id
 from streamer.normalization.names import Names, name_key
 from streamer.normalization.rejections import Reason, Rejection
 from streamer.normalization.source_index import ChunkSpan
+from streamer.normalization.support import Support
 
 
 @dataclass
@@ -57,6 +61,17 @@ def spec_of(kind: ArtifactKind[Any]) -> NormalizationSpec:
     if spec is None:
         raise ConfigurationError(f"artifact kind {kind.name} declares no normalization")
     return spec
+
+
+def cited_ranges(raw: RawCandidate, spec: NormalizationSpec) -> list[tuple[str, str]]:
+    """The (start, end) unit IDs of a candidate line's references (read before the source
+    pass; a reference that is not two strings is left to grounding)."""
+    pairs = []
+    for _, reference in _references(raw.record, spec):
+        start, end = reference.get("start_unit_id"), reference.get("end_unit_id")
+        if type(start) is str and type(end) is str:
+            pairs.append((start, end))
+    return pairs
 
 
 def cited(raw: RawCandidate, spec: NormalizationSpec) -> tuple[set[str], str]:
@@ -89,25 +104,49 @@ def normalize_lane(
     chunks: Mapping[str, ChunkSpan],
     positions: Mapping[str, int],
     names: Names,
+    support: Support | None = None,
 ) -> LaneResult:
+    """``support``: the support check of the lane, ``None`` when the policy is ``off``."""
     spec = spec_of(kind)
     result = LaneResult(lane_id, candidates=candidates.read)
     rejections = list(candidates.rejections)
     accepted: list[Grounded] = []
+    chunk_of: dict[int, str | None] = {}
     for raw in candidates.candidates:
+        known = raw.chunk_id if raw.chunk_id in chunks else None
+        chunk_of[raw.line] = known
         outcome = _accept(raw, kind, spec, chunks, positions, names)
+        checked = support is not None and spec.collapse is not Collapse.SPAN
+        if checked and not isinstance(outcome, Problem):
+            assert support is not None
+            member = support.unsupported(outcome.members, outcome.refs)
+            if member is not None:
+                outcome = Problem(Reason.UNSUPPORTED, f"$.record.{member}")
         if isinstance(outcome, Problem):
-            known = raw.chunk_id if raw.chunk_id in chunks else None
             rejections.append(
                 Rejection(lane_id, raw.line, known, outcome.reason.value, outcome.path)
             )
         else:
             accepted.append(outcome)
+    groups = _collapse(spec, accepted)
+    result.accepted = len(accepted)
+    if support is not None and spec.collapse is Collapse.SPAN:
+        kept: list[Group] = []
+        for group in groups:
+            member = support.unsupported(group.members, group.refs)
+            if member is None:
+                kept.append(group)
+                continue
+            result.accepted -= len(group.lines)
+            for line in group.lines:
+                path = f"$.record.{member}"
+                rejections.append(
+                    Rejection(lane_id, line, chunk_of[line], Reason.UNSUPPORTED.value, path)
+                )
+        groups = kept
     rejections.sort(key=lambda rejection: rejection.line)
     result.rejections = rejections
     result.rejected = Counter(str(rejection.reason) for rejection in rejections)
-    result.accepted = len(accepted)
-    groups = _collapse(spec, accepted)
     result.output = LaneOutput(lane_id, kind, source, _records(kind, spec, lane_id, source, groups))
     return result
 

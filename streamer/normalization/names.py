@@ -15,9 +15,13 @@ from collections.abc import Mapping
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 
 
+def folded(text: str) -> str:
+    """``text`` in NFKC, case-folded, every apostrophe form written ``'``."""
+    return unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
+
+
 def name_key(name: str) -> str:
-    folded = unicodedata.normalize("NFKC", name).casefold().translate(_APOSTROPHES)
-    return " ".join(folded.split())
+    return " ".join(folded(name).split())
 
 
 class Names:
@@ -26,9 +30,18 @@ class Names:
 
     def __init__(self, aliases: Mapping[str, str] | None = None) -> None:
         self._canonical: dict[str, str] = dict(aliases or {})
+        spellings: dict[str, list[str]] = {}
+        for key, name in self._canonical.items():
+            spellings.setdefault(name, []).append(key)
+        self._spellings = {name: tuple(keys) for name, keys in spellings.items()}
 
     def canonical(self, name: str) -> str:
         return self._canonical.get(name_key(name), name)
+
+    def spellings(self, name: str) -> tuple[str, ...]:
+        """The name keys of the glossary name ``name`` and of its aliases (none when the
+        glossary does not list it)."""
+        return self._spellings.get(name, ())
 
     def __len__(self) -> int:
         return len(self._canonical)

@@ -26,6 +26,7 @@ class Reason(StrEnum):
     UNKNOWN_UNIT = "unknown_unit"  # a reference names a unit the document lacks
     REVERSED_REFERENCE = "reversed_reference"  # a reference's start is after its end
     OUTSIDE_CHUNK = "outside_chunk"  # a reference cites a unit outside the candidate's chunk
+    UNSUPPORTED = "unsupported"  # a textual member is not said by the cited units (v1.1)
 
 
 class Rejection(msgspec.Struct, frozen=True):

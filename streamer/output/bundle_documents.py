@@ -13,7 +13,9 @@ A bundle folder holds:
      "evidence_context": {evidence-context descriptor}}   # only when evidence is enabled
 
   A descriptor is ``{"file", "artifact_kind", "media_type", "schema"}``; a lane descriptor
-  adds ``"lane_id"`` and ``"record_count"``. ``file`` is relative to the bundle folder.
+  adds ``"lane_id"`` and ``"record_count"``, and ``"normalization": {"support": "off"}``
+  when its records were normalized with the support check off (index v1, revision 1.1).
+  ``file`` is relative to the bundle folder.
 * ``lanes/<lane_id>.json``: each normalized lane payload of the run, canonical.
 * ``chunk-map.json``: the extraction chunks, by unit ID (no transcript text).
 * ``evidence-context.json``: only when evidence publication is enabled.
@@ -64,11 +66,14 @@ def descriptor(file: str, artifact_kind: str, schema: SchemaIdentity) -> dict[st
 
 
 def lane_descriptor(output: LaneOutput[Any]) -> dict[str, Any]:
-    return {
+    described = {
         **descriptor(lane_file(output.lane_id), output.kind.name, output.kind.schema),
         "lane_id": output.lane_id,
         "record_count": len(output.records),
     }
+    if output.support != "strict":
+        described["normalization"] = {"support": output.support}
+    return described
 
 
 def index_document(

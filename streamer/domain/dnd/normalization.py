@@ -1,9 +1,14 @@
-"""How the D&D kinds are normalized: the name members, the catalog members and the
-identity rule of each kind (``docs/normalization.md`` has the table)."""
+"""How the D&D kinds are normalized: the name members, the catalog members, the identity
+rule, and the members the support check reads (textual, and who acts) of each kind
+(``docs/normalization.md`` has the table).
+
+Not checked: ``event`` (an enumeration the record type restricts) and ``round`` (a count
+the game master states once a round, not in each turn's units: a classification, as
+``docs/normalization.md`` explains)."""
 
 from __future__ import annotations
 
-from streamer.domain.dnd.spell_catalog import srd_spells
+from streamer.domain.dnd.spell_catalog import match_key, srd_spells
 from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
 
 
@@ -13,17 +18,46 @@ class _SrdSpells:
     def canonical(self, value: str) -> str:
         return srd_spells().canonical(value)
 
+    def spoken_forms(self, value: str) -> tuple[str, ...]:
+        return srd_spells().spoken_forms(value)
+
+    def match_key(self, text: str) -> str:
+        return match_key(text)
+
 
 SPELL_CASTS = NormalizationSpec(
-    id_prefix="spell", name_members=("caster",), catalogs={"spell": _SrdSpells()}
+    id_prefix="spell",
+    name_members=("caster",),
+    catalogs={"spell": _SrdSpells()},
+    textual_members=("spell", "caster"),
+    actor_members=("caster",),
 )
 NPCS = NormalizationSpec(
-    id_prefix="npc", collapse=Collapse.REGISTRY, name_members=("name",), key_member="name"
+    id_prefix="npc",
+    collapse=Collapse.REGISTRY,
+    name_members=("name",),
+    key_member="name",
+    textual_members=("name",),
 )
-NPC_INTERACTIONS = NormalizationSpec(id_prefix="interaction", name_members=("npc",))
-COMBAT_TURNS = NormalizationSpec(id_prefix="turn", name_members=("combatant",))
-ITEM_EVENTS = NormalizationSpec(id_prefix="item-event", name_members=("holder",))
+NPC_INTERACTIONS = NormalizationSpec(
+    id_prefix="interaction", name_members=("npc",), textual_members=("npc",)
+)
+COMBAT_TURNS = NormalizationSpec(
+    id_prefix="turn",
+    name_members=("combatant",),
+    textual_members=("combatant",),
+    actor_members=("combatant",),
+)
+ITEM_EVENTS = NormalizationSpec(
+    id_prefix="item-event",
+    name_members=("holder",),
+    textual_members=("item", "holder"),
+    actor_members=("holder",),
+)
 SCENE_DESCRIPTIONS = NormalizationSpec(
-    id_prefix="scene", collapse=Collapse.SPAN, evidence_member="source_ref"
+    id_prefix="scene",
+    collapse=Collapse.SPAN,
+    evidence_member="source_ref",
+    textual_members=("location",),
 )
 PARTY_ROSTER = NormalizationSpec(id_prefix="", evidence_member=None, glossary_section="party")

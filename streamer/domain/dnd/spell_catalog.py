@@ -37,6 +37,7 @@ ALIASES: dict[str, str] = {
     "Tasha's Hideous Laughter": "Hideous Laughter",
     "Tenser's Floating Disk": "Floating Disk",
     "counter spell": "Counterspell",
+    "Pass Without a Trace": "Pass without Trace",
     "Magic Aura": "Arcanist's Magic Aura",
 }
 
@@ -67,9 +68,22 @@ class SpellCatalog:
             if by_key.setdefault(match_key(alias), target) != target:
                 raise ValueError("an alias shares a match key with another spell")
         self._by_key = by_key
+        spoken: dict[str, list[str]] = {name: [name] for name in names}
+        for alias, target in aliases.items():
+            spoken[target].append(alias)
+        self._spoken = {name: tuple(forms) for name, forms in spoken.items()}
 
     def canonical(self, value: str) -> str:
         return self._by_key.get(match_key(value), value)
+
+    def spoken_forms(self, value: str) -> tuple[str, ...]:
+        """What a speaker may say for the catalog name ``value``: the name, then its
+        aliases (``Hideous Laughter``: also ``Tasha's Hideous Laughter``); a name the
+        catalog lacks is spoken only as itself."""
+        return self._spoken.get(value, (value,))
+
+    def match_key(self, text: str) -> str:
+        return match_key(text)
 
 
 @cache

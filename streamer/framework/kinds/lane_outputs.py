@@ -34,12 +34,17 @@ class DocumentSource:
 
 @dataclass(frozen=True)
 class LaneOutput(Generic[R]):
-    """An accepted normalized lane output: typed records of one artifact kind."""
+    """An accepted normalized lane output: typed records of one artifact kind.
+
+    ``support``: the support check's policy when it was normalized (``strict``, or ``off``
+    as its normalization folder recorded); never part of the payload, it is published in
+    the lane's descriptor of the bundle index when ``off``."""
 
     lane_id: str
     kind: ArtifactKind[R]
     source: DocumentSource
     records: tuple[R, ...]
+    support: str = "strict"
 
     def to_json(self) -> dict[str, Any]:
         """The lane payload as published: members in contract order, records canonical."""

@@ -15,8 +15,13 @@ The three identity rules (``docs/normalization.md`` states each in full):
 - ``REGISTRY``: one record per entity: every candidate whose ``key_member`` has the same
   name key is one record citing all their references.
 - ``SPAN``: a kind with one ``source_ref``. Candidates with equal canonical members whose
-  ranges overlap become one record, which keeps one of their references unchanged (the
-  one covering the most units; the earliest of those): references are never widened.
+  ranges overlap (fragments of one span cut by chunk boundaries) become one record citing
+  their union: the range from the first fragment's start to the last one's end.
+
+The support check (``streamer.normalization.support``): each member a kind names in
+``textual_members`` must be said by the text of the units the candidate cites; each of
+``actor_members`` (who acts: a caster, a combatant) may instead be the speaker of a cited
+unit spoken in the first person. A catalog may give the spoken forms of its values.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class Collapse(StrEnum):
@@ -42,6 +47,18 @@ class Catalog(Protocol):
     def canonical(self, value: str) -> str: ...
 
 
+@runtime_checkable
+class SpokenCatalog(Catalog, Protocol):
+    """A catalog that also says how its values are spoken, for the support check:
+    ``spoken_forms(value)`` are the names and aliases a speaker may use for the catalog's
+    canonical ``value`` (``value`` itself among them), and ``match_key(text)`` is how the
+    catalog compares a spoken form with words of the transcript."""
+
+    def spoken_forms(self, value: str) -> tuple[str, ...]: ...
+
+    def match_key(self, text: str) -> str: ...
+
+
 @dataclass(frozen=True)
 class NormalizationSpec:
     """A kind's normalization: declared by its domain, applied by the generic stage.
@@ -51,7 +68,10 @@ class NormalizationSpec:
     through the glossary's aliases (``null`` stays ``null``). ``catalogs`` maps a member to
     the catalog its values are canonicalized against. ``key_member`` is the member whose
     name key identifies a ``REGISTRY`` record. ``glossary_section``: the kind is never
-    extracted; its records are that section of the glossary.
+    extracted; its records are that section of the glossary. ``textual_members`` are the
+    model-produced members the support check looks for in the cited text (``null`` is never
+    checked); ``actor_members`` (a subset) name who acts, and are also supported by the
+    speaker of a cited unit spoken in the first person (``docs/normalization.md``).
     """
 
     id_prefix: str
@@ -61,8 +81,12 @@ class NormalizationSpec:
     catalogs: Mapping[str, Catalog] = field(default_factory=dict)
     key_member: str | None = None
     glossary_section: str | None = None
+    textual_members: tuple[str, ...] = ()
+    actor_members: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if not set(self.actor_members) <= set(self.textual_members):
+            raise ValueError("actor_members must be textual_members too")
         if self.glossary_section is not None:
             return
         if self.evidence_member is None:

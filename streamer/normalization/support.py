@@ -1,0 +1,177 @@
+"""The support check (ADR-0009): a record is accepted only when its cited units say what it
+says. Generic: a kind names its textual and who-acts members in its ``NormalizationSpec``.
+
+The words of a text: the text in NFKC, case-folded, every apostrophe form written ``'``
+(``names.folded``), then its runs of letters and digits, an apostrophe between two letters
+or digits kept inside the word (``Vex'ahlia's`` is one word; a hyphen, white space and
+every other character separate words: ``half-elf`` is ``half elf``).
+
+A member's value is *said* by a cited reference (for ``source_refs``, any one of them;
+for a ``source_ref``, its range) when, in the words of the reference's units read in
+order as one text:
+
+1. the value's words occur in order, consecutive, as whole words; the one tolerance: a
+   leading article of the value (``a``, ``an``, ``the``) may be absent, and a word may
+   differ from the value's by one ending ``s``, ``es`` or ``'s`` (plural, possessive:
+   ``Vex'ahlia's``, ``potions`` for ``potion``); or
+2. the words of a known spelling occur so: for a name member, the glossary's name and
+   aliases of its canonical name; for a catalog member, the catalog's spoken forms of its
+   canonical value (the SRD catalog: the name and its aliases, ``Tasha's Hideous
+   Laughter`` for ``Hideous Laughter``); or
+3. for a catalog member, a run of consecutive words (at most two more words than a
+   spoken form has) has the catalog's match key of a spoken form (``counter spell`` and
+   ``fire-ball``: the catalog compares as it canonicalizes); or
+4. for a who-acts member (``actor_members``), a unit of the reference is spoken by the
+   value (its speaker label, or the character the glossary's ``party`` gives that label,
+   compared by name key after the glossary) and has a first-person word (``I``, ``I'm``,
+   ``I'll``, ``I'd``, ``I've``, ``me``, ``my``, ``mine``, ``myself``).
+
+Nothing else: no fuzzy matching. A value addressed by name (``Keyleth, you cast Greater
+Restoration``) is rule 1. ``null`` is never checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from streamer.framework.kinds.normalization import NormalizationSpec, SpokenCatalog
+from streamer.normalization.collapse import Ref
+from streamer.normalization.names import Names, folded, name_key
+
+ARTICLES = frozenset({"a", "an", "the"})
+ENDINGS = ("s", "es", "'s")
+FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i'd", "i've", "me", "my", "mine", "myself"})
+EXTRA_WORDS = 2  # a catalog run may have this many more words than the spoken form
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def words(text: str) -> tuple[str, ...]:
+    """The words of ``text``, as the check compares them."""
+    return tuple(_WORD.findall(folded(text)))
+
+
+def value_words(value: str) -> tuple[str, ...]:
+    """The words of a value, a leading article dropped (unless it is the only word)."""
+    found = words(value)
+    return found[1:] if len(found) > 1 and found[0] in ARTICLES else found
+
+
+def same_word(spoken: str, value: str) -> bool:
+    """Whether a word of the text says a word of the value: equal, or one ending apart."""
+    if spoken == value:
+        return True
+    longer, shorter = (spoken, value) if len(spoken) > len(value) else (value, spoken)
+    return any(longer == shorter + ending for ending in ENDINGS)
+
+
+def says(text: Sequence[str], phrase: Sequence[str]) -> bool:
+    """Whether ``phrase`` occurs in ``text`` as consecutive whole words (``same_word``)."""
+    size = len(phrase)
+    if not size:
+        return False
+    first = phrase[0]
+    for start in range(len(text) - size + 1):
+        if same_word(text[start], first) and all(
+            same_word(text[start + offset], phrase[offset]) for offset in range(1, size)
+        ):
+            return True
+    return False
+
+
+def says_spoken(text: Sequence[str], forms: Iterable[str], catalog: SpokenCatalog) -> bool:
+    """Whether a run of consecutive words of ``text`` has a spoken form's match key."""
+    targets = {catalog.match_key(form): len(words(form)) for form in forms}
+    targets.pop("", None)
+    if not targets:
+        return False
+    longest = max(targets.values()) + EXTRA_WORDS
+    for start in range(len(text)):
+        for end in range(start + 1, min(len(text), start + longest) + 1):
+            if catalog.match_key(" ".join(text[start:end])) in targets:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class CitedUnit:
+    """What the check reads of a cited unit: its text and its speaker (``None``: none)."""
+
+    text: str
+    speaker: str | None
+
+
+class Support:
+    """The support check of one lane: ``unsupported(members, refs)`` is the first textual
+    member (in the kind's order) its references do not say, or ``None``.
+
+    ``units``: the cited units by document position (every position of every grounded
+    reference); ``party``: a speaker's name key -> the name of the character they play."""
+
+    def __init__(
+        self,
+        spec: NormalizationSpec,
+        names: Names,
+        party: Mapping[str, str],
+        units: Mapping[int, CitedUnit],
+    ) -> None:
+        self._spec = spec
+        self._names = names
+        self._party = party
+        self._units = units
+        self._words: dict[Ref, tuple[str, ...]] = {}
+
+    def unsupported(self, members: Mapping[str, Any], refs: Sequence[Ref]) -> str | None:
+        for member in self._spec.textual_members:
+            value = members.get(member)
+            if isinstance(value, str) and not any(self._said(member, value, ref) for ref in refs):
+                return member
+        return None
+
+    def _said(self, member: str, value: str, ref: Ref) -> bool:
+        spec = self._spec
+        text = self._text(ref)
+        phrases = [value_words(value)]
+        if member in spec.name_members:
+            phrases.extend(value_words(key) for key in self._names.spellings(value))
+        catalog = spec.catalogs.get(member)
+        spoken = catalog if isinstance(catalog, SpokenCatalog) else None
+        if spoken is not None:
+            phrases.extend(value_words(form) for form in spoken.spoken_forms(value))
+        if any(says(text, phrase) for phrase in phrases):
+            return True
+        if spoken is not None and says_spoken(text, spoken.spoken_forms(value), spoken):
+            return True
+        return member in spec.actor_members and self._speaks(value, ref)
+
+    def _text(self, ref: Ref) -> tuple[str, ...]:
+        found = self._words.get(ref)
+        if found is None:
+            found = tuple(
+                word
+                for position in range(ref.start, ref.end + 1)
+                for word in words(self._units[position].text)
+            )
+            self._words[ref] = found
+        return found
+
+    def _speaks(self, value: str, ref: Ref) -> bool:
+        """Whether a unit of ``ref`` is spoken by ``value`` in the first person."""
+        wanted = name_key(value)
+        for position in range(ref.start, ref.end + 1):
+            unit = self._units[position]
+            if unit.speaker is None or wanted not in self._speaker_keys(unit.speaker):
+                continue
+            if not FIRST_PERSON.isdisjoint(words(unit.text)):
+                return True
+        return False
+
+    def _speaker_keys(self, speaker: str) -> set[str]:
+        keys = {name_key(self._names.canonical(speaker))}
+        character = self._party.get(name_key(speaker))
+        if character is not None:
+            keys.add(name_key(self._names.canonical(character)))
+        return keys
