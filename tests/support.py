@@ -255,3 +255,11 @@ def peak_rss_of(command: Sequence[str], report: Path) -> int:
     result = orjson.loads(report.read_bytes())
     assert result["status"] == 0, completed.stderr.decode("utf-8", "replace")
     return int(result["peak_rss"])
+
+
+def live_children() -> set[int]:
+    """The live child processes of this process (every thread's)."""
+    found: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        found |= {int(pid) for pid in (task / "children").read_text().split()}
+    return found

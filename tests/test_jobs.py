@@ -7,7 +7,6 @@ workers never outlive the run (an error, Ctrl-C, SIGTERM, a closed pipe, a worke
 from __future__ import annotations
 
 import io
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -27,13 +26,13 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.framework.errors import StreamerError
-from streamer.framework.source.parallel import OrderedPool, WorkerError
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import bundle_files
 from tests.support import (
     REPO,
     Case,
     digest_of,
+    live_children,
     peak_rss_of,
     ref,
     run_cli,
@@ -64,26 +63,18 @@ UNITS = doc_units(60)
 LANES = {"spells": [spell("s1", ref("u3"), ref("u10", "u12")), spell("s2", ref("u41"))]}
 
 
-def all_children() -> set[int]:
-    """The live child processes of this process (every thread's)."""
-    found: set[int] = set()
-    for task in Path("/proc/self/task").iterdir():
-        found |= {int(pid) for pid in (task / "children").read_text().split()}
-    return found
-
-
-BEFORE = all_children()  # whatever the test run had already started (a forkserver...)
+BEFORE = live_children()  # whatever the test run had already started (a forkserver...)
 
 
 @pytest.fixture(autouse=True)
 def _children_before() -> None:
     global BEFORE
-    BEFORE = all_children()
+    BEFORE = live_children()
 
 
 def children() -> set[int]:
     """The child processes started since the test began (and still there)."""
-    return all_children() - BEFORE
+    return live_children() - BEFORE
 
 
 def evidence_of(case: Case, jobs: int, buffer_size: int, source: Any = None) -> bytes:
@@ -365,42 +356,7 @@ def test_any_jobs_matches_one_job(document: dict[str, Any]) -> None:
         assert outcome(evidence_of, case, document["jobs"], size) == expected
 
 
-# -- the pool, and no worker outlives the run ----------------------------------------------
-
-
-def reverse(kind: int, data: bytearray) -> list[bytes]:
-    return [kind.to_bytes(2, "little"), bytes(data[::-1]), bytes(data[::-1])]
-
-
-def die(kind: int, data: bytearray) -> list[bytes]:
-    os._exit(1)
-
-
-def test_the_pool_returns_results_in_order_and_an_error_after_those_before_it() -> None:
-    sizes = (0, 1, 5, 70_000, 3 << 20, 9, 2 << 20, 0)
-    tasks = [(os.urandom(2), os.urandom(size)) for size in sizes]
-
-    def failing() -> Any:
-        yield from tasks
-        raise ValueError("the tasks failed")
-
-    with OrderedPool(3, reverse) as pool:
-        results = []
-        with pytest.raises(ValueError, match="the tasks failed"):
-            for task, result in pool.map(failing()):
-                results.append((task, bytes(result)))
-        assert results == [((k, d), k + d[::-1] * 2) for k, d in tasks]
-        assert len(children()) == 3
-    assert children() == set()
-    assert {child.pid for child in multiprocessing.active_children()} <= BEFORE
-
-
-def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
-    with OrderedPool(2, die) as pool, pytest.raises(WorkerError) as raised:
-        list(pool.map([(b"a ", b"a"), (b"b ", b""), (b"c ", b"c")]))
-    assert raised.value.exit_status == 1
-    assert "a worker process of --jobs ended" in raised.value.one_line()
-    assert children() == set()
+# -- no worker outlives the run ----------------------------------------------
 
 
 def test_a_pass_left_early_ends_its_workers(tmp_path: Path) -> None:

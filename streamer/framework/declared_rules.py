@@ -17,7 +17,6 @@ import msgspec.inspect as mi
 
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.members import check_members
-from streamer.framework.source.reference import SourceReference
 
 RuleError = Callable[[str, str, mi.StructType | None], Exception]
 """``error(path, rule, struct)``: the exception for a broken rule."""
@@ -99,9 +98,9 @@ def rule_of(info: mi.Type) -> str:
 
 
 def _noun(info: mi.Type) -> str:
-    if isinstance(info, mi.StructType) and info.cls is SourceReference:
-        return "source references"
-    return "objects" if isinstance(info, mi.StructType) else "values"
+    if isinstance(info, mi.StructType):  # a Struct may name itself (``SourceReference``)
+        return str(getattr(info.cls, "plural", "objects"))
+    return "values"
 
 
 def _and(names: Iterable[str]) -> str:

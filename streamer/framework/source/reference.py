@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import msgspec
 
@@ -16,6 +16,8 @@ class SourceReference(msgspec.Struct, frozen=True, forbid_unknown_fields=True, g
     comparing or doing arithmetic on the IDs themselves. The one declaration of a source
     reference: records declare their evidence members with it (``kinds.records``).
     """
+
+    plural: ClassVar[str] = "source references"  # in rules: "a list of source references"
 
     start_unit_id: _UnitId
     end_unit_id: _UnitId

@@ -1,0 +1,295 @@
+"""An ordered pool of forked worker processes: tasks in, results out, in task order.
+
+``OrderedPool(jobs, work)`` forks ``jobs`` workers, each with one pair of pipes; ``map``
+hands the tasks out round-robin, at most ``IN_FLIGHT`` a worker, and yields their results
+in the order of the tasks. A task is two bytes that say what it is and its data; ``work``
+runs in the worker on the data, in place, and returns the parts of its result, written
+to the pipe without joining them. The main process never blocks on one pipe: it writes
+the tasks and reads the results of every worker as their pipes allow (``poll``), so
+neither side waits on the other.
+
+The workers are forked with the terminating signals blocked (the main process decides:
+it kills them when it ends, however it ends) and also end when their task pipe closes,
+or when the main process dies (``PR_SET_PDEATHSIG``). A worker that ends without
+answering is a ``WorkerError``, never a hang.
+
+The pool knows nothing of what it computes: ``source.parallel`` parses a source
+document's blocks with it (``--jobs``).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import fcntl
+import multiprocessing
+import os
+import queue
+import select
+import signal
+import struct
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from streamer.framework.errors import StreamerError
+
+IN_FLIGHT = 4  # tasks handed to a worker and not yet taken back (2: ~10% slower)
+_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+_PR_SET_PDEATHSIG = 1
+PIPE_SIZE = 1 << 20
+
+Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
+Work = Callable[[int, bytearray], Sequence[bytes | memoryview]]  # (kind, data) -> result parts
+
+
+class WorkerError(StreamerError):
+    """A worker process ended without returning its block (exit status 1)."""
+
+
+_HEADER = struct.Struct("<Q")  # the size of the message that follows
+_TASK = struct.Struct("<QBB")  # the size of the task's data, its kind (two bytes)
+
+
+def _read_exact(descriptor: int, size: int) -> bytearray | None:
+    """``size`` bytes from a blocking ``descriptor``; ``None`` at its end."""
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    done = 0
+    while done < size:
+        got = os.readv(descriptor, [view[done:]])
+        if not got:
+            return None
+        done += got
+    return buffer
+
+
+def _write_all(descriptor: int, parts: Sequence[bytes | memoryview]) -> None:
+    views = [memoryview(part).cast("B") for part in parts if len(part)]
+    while views:
+        written = os.writev(descriptor, views)
+        while views and written >= len(views[0]):
+            written -= len(views.pop(0))
+        if views:
+            views[0] = views[0][written:]
+
+
+def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
+    """A worker's loop: each task read from ``tasks`` is answered on ``results``, in
+    order, until ``tasks`` ends (or ``results`` is closed); then the worker exits."""
+    for descriptor in inherited:  # the main process's ends of its pipes to the workers
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+    if sys.platform == "linux":
+        with contextlib.suppress(Exception):  # no orphan when the main process is killed
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    written: queue.SimpleQueue[list[bytes | memoryview]] = queue.SimpleQueue()
+
+    def write() -> None:  # while the next block is parsed: a result never waits for it
+        try:
+            while True:
+                _write_all(results, written.get())
+        except OSError:  # the main process is gone
+            os._exit(0)
+
+    threading.Thread(target=write, daemon=True).start()
+    try:
+        while (header := _read_exact(tasks, _TASK.size)) is not None:
+            size, kind, flag = _TASK.unpack(header)
+            data = _read_exact(tasks, size)
+            if data is None:
+                break
+            result = work(kind | flag << 8, data)  # parsed in place
+            del data
+            size = sum(len(memoryview(part).cast("B")) for part in result)
+            written.put([_HEADER.pack(size), *result])
+    except OSError:  # the main process is gone
+        pass
+    finally:  # at once: nothing inherited from the main process is flushed or finalized
+        os._exit(0)
+
+
+def _enlarge(descriptor: int) -> None:
+    """Give the pipe of ``descriptor`` room for a block (Linux caps it, by default at
+    1 MiB; elsewhere, or refused, it keeps its size): fewer wake-ups a block."""
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setting is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(descriptor, setting, PIPE_SIZE)
+
+
+class _Worker:
+    """The main process's side of one worker: its pipes (non-blocking), the tasks not yet
+    written and the results read."""
+
+    def __init__(self, process: multiprocessing.process.BaseProcess, tasks: int, results: int):
+        self.process = process
+        self.tasks = tasks
+        self.results = results
+        self.outgoing: collections.deque[memoryview] = collections.deque()
+        self.expected = 0  # results not yet read whole
+        self.done: collections.deque[bytearray] = collections.deque()
+        self._header = bytearray(_HEADER.size)
+        self._buffer: bytearray | None = None  # the result being read
+        self._filled = 0
+
+    def submit(self, task: Task) -> None:
+        kind, data = task
+        self.outgoing.append(memoryview(_TASK.pack(len(data), kind[0], kind[1])))
+        self.outgoing.append(memoryview(data))
+        self.expected += 1
+
+    def write(self) -> None:
+        outgoing = self.outgoing
+        while outgoing:
+            try:
+                written = os.write(self.tasks, outgoing[0])
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                raise _ended() from None
+            if written == len(outgoing[0]):
+                outgoing.popleft()
+            else:
+                outgoing[0] = outgoing[0][written:]
+
+    def read(self) -> None:
+        while self.expected:
+            buffer = self._buffer
+            target = self._header if buffer is None else buffer
+            try:
+                got = os.readv(self.results, [memoryview(target)[self._filled :]])
+            except BlockingIOError:
+                return
+            if not got:
+                raise _ended()
+            self._filled += got
+            if self._filled < len(target):
+                continue
+            self._filled = 0
+            if buffer is None:
+                self._buffer = bytearray(_HEADER.unpack(self._header)[0])
+                if self._buffer:
+                    continue
+            self.done.append(self._buffer if self._buffer is not None else bytearray())
+            self._buffer = None
+            self.expected -= 1
+
+
+def _ended() -> WorkerError:
+    return WorkerError(
+        "a worker process of --jobs ended before returning its result",
+        hint="it may have been killed (out of memory?); try a lower --jobs",
+    )
+
+
+class OrderedPool:
+    """N worker processes applying ``work`` to byte strings, results in task order.
+
+    The main process never blocks on one pipe: it writes the tasks and reads the results
+    of every worker as their pipes allow (``poll``), so a worker is never left waiting
+    for it to read, and neither waits on the other.
+    """
+
+    def __init__(self, jobs: int, work: Work) -> None:
+        self.jobs = jobs
+        self._work = work
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> OrderedPool:
+        context = multiprocessing.get_context("fork")
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # inherited by the fork
+        try:
+            for _ in range(self.jobs):
+                task_out, task_in = os.pipe()
+                result_out, result_in = os.pipe()
+                _enlarge(task_in)
+                _enlarge(result_in)
+                ours = [d for w in self._workers for d in (w.tasks, w.results)]
+                process = context.Process(
+                    target=_serve,
+                    args=(self._work, task_out, result_in, [*ours, task_in, result_out]),
+                    daemon=True,
+                )
+                worker = _Worker(process, task_in, result_out)
+                self._workers.append(worker)
+                try:
+                    process.start()
+                finally:
+                    os.close(task_out)
+                    os.close(result_in)
+                os.set_blocking(task_in, False)
+                os.set_blocking(result_out, False)
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End every worker now (they hold nothing that must be finished)."""
+        for worker in self._workers:
+            for descriptor in (worker.tasks, worker.results):
+                with contextlib.suppress(OSError):
+                    os.close(descriptor)
+            with contextlib.suppress(Exception):
+                worker.process.kill()
+        for worker in self._workers:
+            with contextlib.suppress(Exception):
+                worker.process.join()
+                worker.process.close()
+        self._workers = []
+
+    def _pump(self) -> None:
+        """Wait until some pipe is ready, then write and read what they allow."""
+        poll = select.poll()
+        for worker in self._workers:
+            if worker.outgoing:
+                poll.register(worker.tasks, select.POLLOUT)
+            if worker.expected:
+                poll.register(worker.results, select.POLLIN)
+        ready = {descriptor for descriptor, _ in poll.poll()}
+        for worker in self._workers:
+            if worker.tasks in ready:
+                worker.write()
+            if worker.results in ready:
+                worker.read()
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, bytearray]]:
+        """``(task, work(*task))`` for each of ``tasks``, in order (the result's parts
+        joined). An exception raised by ``tasks`` is raised after the results of the tasks
+        before it."""
+        flying: collections.deque[tuple[_Worker, Task]] = collections.deque()
+        pending = iter(tasks)
+        failure: Exception | None = None
+        done = False
+        turn = 0
+        limit = self.jobs * IN_FLIGHT
+        while True:
+            while not done and len(flying) < limit:
+                try:
+                    task = next(pending)
+                except StopIteration:
+                    done = True
+                except Exception as error:  # raised in its place, below
+                    failure, done = error, True
+                else:
+                    worker = self._workers[turn]
+                    worker.submit(task)
+                    worker.write()
+                    flying.append((worker, task))
+                    turn = (turn + 1) % self.jobs
+            if not flying:
+                break
+            worker, task = flying[0]
+            while not worker.done:
+                self._pump()
+            flying.popleft()
+            yield task, worker.done.popleft()
+        if failure is not None:
+            raise failure

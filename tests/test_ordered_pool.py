@@ -1,0 +1,125 @@
+"""The ordered process pool (``framework.ordered_pool``) on its own: results in task
+order whatever the sizes and the number of workers, against the work done in this
+process; an error of the tasks after the results before it; a worker that dies is an
+error, not a hang; no worker outlives the pool."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamer.framework.ordered_pool import IN_FLIGHT, OrderedPool, WorkerError
+from tests.support import live_children
+
+
+@pytest.fixture
+def before() -> set[int]:
+    return live_children()  # whatever the test run had already started (a forkserver...)
+
+
+def reverse(kind: int, data: bytearray) -> list[bytes]:
+    """The work: the kind (two bytes), then the data reversed, twice (a result in parts)."""
+    return [kind.to_bytes(2, "little"), bytes(data[::-1]), bytes(data[::-1])]
+
+
+def expected(kind: bytes, data: bytes) -> bytes:
+    return kind + data[::-1] * 2
+
+
+def in_place(kind: int, data: bytearray) -> list[memoryview]:
+    """Work on the data in place: the result is a view of the task's own buffer."""
+    data[:1] = b"!"[: len(data)]
+    return [memoryview(data)]
+
+
+def die(kind: int, data: bytearray) -> list[bytes]:
+    os._exit(1)
+
+
+def test_results_come_in_order_and_an_error_after_those_before_it(before: set[int]) -> None:
+    sizes = (0, 1, 5, 70_000, 3 << 20, 9, 2 << 20, 0)
+    tasks = [(os.urandom(2), os.urandom(size)) for size in sizes]
+
+    def failing() -> Iterator[tuple[bytes, bytes]]:
+        yield from tasks
+        raise ValueError("the tasks failed")
+
+    with OrderedPool(3, reverse) as pool:
+        results = []
+        with pytest.raises(ValueError, match="the tasks failed"):
+            for task, result in pool.map(failing()):
+                results.append((task, bytes(result)))
+        assert results == [((k, d), expected(k, d)) for k, d in tasks]
+        assert len(live_children() - before) == 3
+    assert live_children() - before == set()
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    jobs=st.integers(1, 3),
+    tasks=st.lists(st.tuples(st.binary(min_size=2, max_size=2), st.binary(max_size=300))),
+)
+def test_any_tasks_give_the_work_done_here_in_order(
+    jobs: int, tasks: list[tuple[bytes, bytes]]
+) -> None:
+    """More tasks than the workers hold in flight (``IN_FLIGHT`` each) and fewer."""
+    with OrderedPool(jobs, reverse) as pool:
+        results = [(task, bytes(result)) for task, result in pool.map(tasks)]
+    assert results == [((k, d), expected(k, d)) for k, d in tasks]
+
+
+def test_a_pool_is_used_for_several_maps_and_works_in_place() -> None:
+    tasks = [(b"ab", b"xyz"), (b"cd", b""), (b"ef", b"q" * 100_000)]
+    with OrderedPool(2, in_place) as pool:
+        for _ in range(2):
+            results = [bytes(result) for _, result in pool.map(tasks)]
+            assert results == [b"!yz", b"", b"!" + b"q" * 99_999]
+
+
+def test_a_map_left_early_and_a_closed_pool_leave_no_worker(before: set[int]) -> None:
+    many = [(b"ab", bytes([n]) * 1000) for n in range(2 * 3 * IN_FLIGHT)]
+    with OrderedPool(3, reverse) as pool:
+        for task, result in pool.map(many):
+            assert bytes(result) == expected(*task)
+            break
+    assert live_children() - before == set()
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(before: set[int]) -> None:
+    with OrderedPool(2, die) as pool, pytest.raises(WorkerError) as raised:
+        list(pool.map([(b"a ", b"a"), (b"b ", b""), (b"c ", b"c")]))
+    assert raised.value.exit_status == 1
+    assert raised.value.one_line() == (
+        "a worker process of --jobs ended before returning its result "
+        "(hint: it may have been killed (out of memory?); try a lower --jobs)"
+    )
+    assert live_children() - before == set()
+
+
+def test_an_error_while_starting_leaves_no_worker(before: set[int]) -> None:
+    class Refused(Exception):
+        pass
+
+    started = 0
+
+    def refusing(*args: Any, **kwargs: Any) -> None:
+        nonlocal started
+        started += 1
+        if started == 2:
+            raise Refused
+        original(*args, **kwargs)
+
+    import multiprocessing.process
+
+    original = multiprocessing.process.BaseProcess.start
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(multiprocessing.process.BaseProcess, "start", refusing)
+        with pytest.raises(Refused), OrderedPool(3, reverse):
+            pass  # pragma: no cover
+    assert started == 2
+    assert live_children() - before == set()
