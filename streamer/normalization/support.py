@@ -18,9 +18,9 @@ order as one text:
    aliases of its canonical name; for a catalog member, the catalog's spoken forms of its
    canonical value (the SRD catalog: the name and its aliases, ``Tasha's Hideous
    Laughter`` for ``Hideous Laughter``); or
-3. for a catalog member, a run of consecutive words (at most two more words than a
-   spoken form has) has the catalog's match key of a spoken form (``counter spell`` and
-   ``fire-ball``: the catalog compares as it canonicalizes); or
+3. for a catalog member, a run of consecutive words (at most two more words than the
+   longest spoken form has) that the catalog canonicalizes to the value (``fire ball``
+   and ``fire-ball`` are ``Fireball``: the text is read as the candidate was); or
 4. for a who-acts member (``actor_members``), a unit of the reference is spoken by the
    value (its speaker label, or the character the glossary's ``party`` gives that label,
    compared by name key after the glossary) and has a first-person word (``I``, ``I'm``,
@@ -33,11 +33,11 @@ Restoration``) is rule 1. ``null`` is never checked.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from streamer.framework.kinds.normalization import NormalizationSpec, SpokenCatalog
+from streamer.framework.kinds.normalization import Catalog, NormalizationSpec, SpokenCatalog
 from streamer.normalization.collapse import Ref
 from streamer.normalization.names import Names, folded, name_key
 
@@ -82,16 +82,13 @@ def says(text: Sequence[str], phrase: Sequence[str]) -> bool:
     return False
 
 
-def says_spoken(text: Sequence[str], forms: Iterable[str], catalog: SpokenCatalog) -> bool:
-    """Whether a run of consecutive words of ``text`` has a spoken form's match key."""
-    targets = {catalog.match_key(form): len(words(form)) for form in forms}
-    targets.pop("", None)
-    if not targets:
-        return False
-    longest = max(targets.values()) + EXTRA_WORDS
+def says_canonical(text: Sequence[str], value: str, longest: int, catalog: Catalog) -> bool:
+    """Whether a run of at most ``longest`` consecutive words of ``text`` is one the
+    catalog canonicalizes to ``value``."""
+    canonical = catalog.canonical
     for start in range(len(text)):
         for end in range(start + 1, min(len(text), start + longest) + 1):
-            if catalog.match_key(" ".join(text[start:end])) in targets:
+            if canonical(" ".join(text[start:end])) == value:
                 return True
     return False
 
@@ -138,13 +135,14 @@ class Support:
         if member in spec.name_members:
             phrases.extend(value_words(key) for key in self._names.spellings(value))
         catalog = spec.catalogs.get(member)
-        spoken = catalog if isinstance(catalog, SpokenCatalog) else None
-        if spoken is not None:
-            phrases.extend(value_words(form) for form in spoken.spoken_forms(value))
+        if isinstance(catalog, SpokenCatalog):
+            phrases.extend(value_words(form) for form in catalog.spoken_forms(value))
         if any(says(text, phrase) for phrase in phrases):
             return True
-        if spoken is not None and says_spoken(text, spoken.spoken_forms(value), spoken):
-            return True
+        if catalog is not None:
+            longest = max(len(phrase) for phrase in phrases) + EXTRA_WORDS
+            if says_canonical(text, value, longest, catalog):
+                return True
         return member in spec.actor_members and self._speaks(value, ref)
 
     def _text(self, ref: Ref) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ the game master states once a round, not in each turn's units: a classification,
 
 from __future__ import annotations
 
-from streamer.domain.dnd.spell_catalog import match_key, srd_spells
+from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
 
 
@@ -20,9 +20,6 @@ class _SrdSpells:
 
     def spoken_forms(self, value: str) -> tuple[str, ...]:
         return srd_spells().spoken_forms(value)
-
-    def match_key(self, text: str) -> str:
-        return match_key(text)
 
 
 SPELL_CASTS = NormalizationSpec(

@@ -82,9 +82,6 @@ class SpellCatalog:
         catalog lacks is spoken only as itself."""
         return self._spoken.get(value, (value,))
 
-    def match_key(self, text: str) -> str:
-        return match_key(text)
-
 
 @cache
 def srd_spells() -> SpellCatalog:

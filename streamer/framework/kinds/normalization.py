@@ -51,12 +51,9 @@ class Catalog(Protocol):
 class SpokenCatalog(Catalog, Protocol):
     """A catalog that also says how its values are spoken, for the support check:
     ``spoken_forms(value)`` are the names and aliases a speaker may use for the catalog's
-    canonical ``value`` (``value`` itself among them), and ``match_key(text)`` is how the
-    catalog compares a spoken form with words of the transcript."""
+    canonical ``value`` (``value`` itself among them)."""
 
     def spoken_forms(self, value: str) -> tuple[str, ...]: ...
-
-    def match_key(self, text: str) -> str: ...
 
 
 @dataclass(frozen=True)
