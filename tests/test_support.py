@@ -331,7 +331,7 @@ def test_inflection_tolerance_is_one_ending(tmp_path: Path) -> None:
 # -- scenes: checked over the whole scene ----------------------------------------------------
 
 
-def test_a_scene_is_checked_over_the_union_of_its_fragments(tmp_path: Path) -> None:
+def test_a_scene_is_supported_when_one_of_its_fragments_says_it(tmp_path: Path) -> None:
     # chunks of 3 overlapping by 1: u1-u3, u3-u5, u5-u7, ...; the location is said in u1
     case = make_case(tmp_path / "case", max_units=3, overlap_units=1)
     scenes = [
@@ -474,16 +474,19 @@ def spoken(draw: Any, most: int) -> str:
 
 @given(st.lists(spoken(6), min_size=1, max_size=3), spoken(3))
 def test_the_check_agrees_with_a_brute_force_reference(texts: list[str], value: str) -> None:
-    units = {position: CitedUnit(text, None) for position, text in enumerate(texts)}
+    units = [CitedUnit(text, None) for text in texts]
+    ids = [f"u{position}" for position in range(len(texts))]
     spec = NormalizationSpec(id_prefix="scene", textual_members=("location",))
-    support = Support(spec, Names(), {}, units)
-    whole = Ref(0, len(texts) - 1, "u0", f"u{len(texts) - 1}")
+    support = Support(spec, Names(), {})
+    whole = Ref(0, len(texts) - 1, ids[0], ids[-1])
+    alone = [Ref(p, p, unit_id, unit_id) for p, unit_id in enumerate(ids)]
+    for ref_ in [whole, *alone]:
+        support.expect({"location": value}, [(ref_.start_unit_id, ref_.end_unit_id)])
+        support.read((ref_.start_unit_id, ref_.end_unit_id), units[ref_.start : ref_.end + 1])
     words = [word for text in texts for word in reference_words(text)]
     expected = reference_says(words, reference_words(value))
-    found = support.unsupported({"location": value}, [whole]) is None
-    assert found == expected
-    # and any one reference may say it: each unit alone
-    alone = [Ref(p, p, f"u{p}", f"u{p}") for p in units]
+    assert (support.unsupported({"location": value}, [whole]) is None) == expected
+    # any one reference may say it: each unit alone
     expected_alone = any(reference_says(reference_words(t), reference_words(value)) for t in texts)
     assert (support.unsupported({"location": value}, alone) is None) == expected_alone
 

@@ -31,7 +31,7 @@ from streamer.normalization.glossary import Glossary, load_glossary
 from streamer.normalization.lanes import (
     LaneResult,
     cited,
-    cited_ranges,
+    expect,
     glossary_lane,
     normalize_lane,
     spec_of,
@@ -39,7 +39,7 @@ from streamer.normalization.lanes import (
 from streamer.normalization.names import name_key
 from streamer.normalization.rejections import rejection_lines
 from streamer.normalization.source_index import SourceIndexTap
-from streamer.normalization.support import Support
+from streamer.normalization.support import CitedRanges, Support
 from streamer.output.bundle_publication import check_destination, staged_bundle
 
 REJECTIONS_FILE = "rejections.jsonl"
@@ -152,7 +152,7 @@ def normalize(
     files: dict[str, CandidatesFile] = {}
     chunk_ids: set[str] = set()
     unit_ids: set[str] = set()
-    ranges: dict[str, set[str]] = {}
+    checks: dict[str, Support] = {}
     for lane_id in run_lanes:
         kind = config.lane(lane_id).kind
         spec = spec_of(kind)
@@ -169,15 +169,22 @@ def normalize(
             continue
         file = read_candidates_file(path, lane_id, kind.name)
         files[lane_id] = file
+        if strict:
+            checks[lane_id] = Support(spec, terms.names, party)
         for raw in file.candidates:
             ids, chunk_id = cited(raw, spec)
             unit_ids |= ids
             chunk_ids.add(chunk_id)
             if strict:
-                for start, end in cited_ranges(raw, spec):
-                    ranges.setdefault(start, set()).add(end)
+                expect(raw, kind, terms.names, checks[lane_id])
+    cited_ranges = CitedRanges(checks.values())
     index = SourceIndexTap(
-        config.chunking.max_units, config.chunking.overlap_units, chunk_ids, unit_ids, ranges
+        config.chunking.max_units,
+        config.chunking.overlap_units,
+        chunk_ids,
+        unit_ids,
+        cited_ranges.ranges,
+        cited_ranges.read,
     )
     with source_batches(source, index.tap, buffer_size=buffer_size, progress=progress) as (
         batches,
@@ -209,7 +216,7 @@ def normalize(
                     index.chunks,
                     index.positions,
                     terms.names,
-                    Support(spec, terms.names, party, index.units) if strict else None,
+                    checks.get(lane_id),
                 )
             )
         elif spec.glossary_section is not None and spec.glossary_section in terms.sections:

@@ -6,8 +6,8 @@ model-facing record (``invalid_record``), its chunk and references are grounded
 aliases, then catalogs: ``NormalizationSpec``), and its textual members must be said by
 its cited units (``support``, unless the policy is ``off``; ``unsupported``). The accepted
 candidates are then collapsed under the kind's identity rule (``collapse``) and given
-their IDs (``identifiers``). A span kind's record is checked once collapsed, over the
-scene's whole range: when it is unsupported, each of its candidates is rejected. Nothing
+their IDs (``identifiers``). A span kind's record is checked once collapsed: it is
+supported when one of its fragments says it, else each of its candidates is rejected. Nothing
 is repaired and nothing is added: a member the candidate lacked is not there, a ``null``
 stays ``null``.
 """
@@ -131,9 +131,11 @@ def normalize_lane(
     groups = _collapse(spec, accepted)
     result.accepted = len(accepted)
     if support is not None and spec.collapse is Collapse.SPAN:
+        fragments = {item.line: item.refs for item in accepted}
         kept: list[Group] = []
         for group in groups:
-            member = support.unsupported(group.members, group.refs)
+            cited_by = [ref for line in group.lines for ref in fragments[line]]
+            member = support.unsupported(group.members, cited_by)
             if member is None:
                 kept.append(group)
                 continue
@@ -151,6 +153,35 @@ def normalize_lane(
     return result
 
 
+def canonical_members(
+    raw: RawCandidate, kind: ArtifactKind[Any], spec: NormalizationSpec, names: Names
+) -> tuple[dict[str, Any], dict[str, Any]] | Problem:
+    """A candidate's record (as JSON) and its canonical members (evidence aside), or its
+    ``invalid_record`` problem. Needs no source: the support check asks for it before the
+    source pass."""
+    try:
+        parsed = kind.parse_model_record(raw.record, "$.record")
+    except RecordError as error:
+        return Problem(Reason.INVALID_RECORD, error.path)
+    record = kind.record_to_json(parsed)
+    members = {name: value for name, value in record.items() if name != spec.evidence_member}
+    for name in spec.name_members:
+        if members.get(name) is not None:
+            members[name] = names.canonical(members[name])
+    for name, catalog in spec.catalogs.items():
+        if members.get(name) is not None:
+            members[name] = catalog.canonical(members[name])
+    return record, members
+
+
+def expect(raw: RawCandidate, kind: ArtifactKind[Any], names: Names, support: Support) -> None:
+    """Tell ``support`` what a candidate claims, before the source pass."""
+    spec = spec_of(kind)
+    canonical = canonical_members(raw, kind, spec, names)
+    if not isinstance(canonical, Problem):
+        support.expect(canonical[1], cited_ranges(raw, spec))
+
+
 def _accept(
     raw: RawCandidate,
     kind: ArtifactKind[Any],
@@ -159,21 +190,13 @@ def _accept(
     positions: Mapping[str, int],
     names: Names,
 ) -> Grounded | Problem:
-    try:
-        parsed = kind.parse_model_record(raw.record, "$.record")
-    except RecordError as error:
-        return Problem(Reason.INVALID_RECORD, error.path)
-    record = kind.record_to_json(parsed)
+    canonical = canonical_members(raw, kind, spec, names)
+    if isinstance(canonical, Problem):
+        return canonical
+    record, members = canonical
     refs = ground(chunks.get(raw.chunk_id), _references(record, spec), positions)
     if isinstance(refs, Problem):
         return refs
-    members = {name: value for name, value in record.items() if name != spec.evidence_member}
-    for name in spec.name_members:
-        if members.get(name) is not None:
-            members[name] = names.canonical(members[name])
-    for name, catalog in spec.catalogs.items():
-        if members.get(name) is not None:
-            members[name] = catalog.canonical(members[name])
     identity = {
         name: name_key(value) if name in spec.name_members and value is not None else value
         for name, value in members.items()

@@ -6,22 +6,26 @@ of ``streamer chunk`` and the bundle's chunk map) and keeping only what the cand
 ask about: the span of each chunk a candidate names, and the document position of each
 unit ID a candidate cites. Memory is bounded by the candidates, not by the transcript.
 
-For the support check, it also keeps the text and speaker of every unit inside a cited
-range (``ranges``: start unit ID -> end unit IDs). A range is read from its start unit to
-its end unit, and at most ``max_units`` units: a longer one cannot lie inside a chunk and
-is rejected by grounding; a reversed one (its end seen first) is not read.
+For the support check, it also hands each cited range (``ranges``: start unit ID -> end
+unit IDs) to ``read`` once the pass reaches its end unit: the text and speaker of its units,
+kept only while a range holding them is open. A range is read from its start unit to its
+end unit, at most ``max_units`` units (a longer one cannot lie inside a chunk and is
+rejected by grounding); a reversed one (its end seen first) is not read. Memory: the open
+ranges, never the transcript.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from msgspec import UNSET
 
 from streamer.framework.chunking.chunker import Chunk, Chunker
 from streamer.framework.source.units import Batch
-from streamer.normalization.support import CitedUnit
+from streamer.normalization.support import CitedUnit, Pair
+
+ReadRange = Callable[[Pair, Sequence[CitedUnit]], None]
 
 
 @dataclass(frozen=True)
@@ -43,16 +47,18 @@ class SourceIndexTap:
         chunk_ids: Set[str],
         unit_ids: Set[str],
         ranges: Mapping[str, Set[str]] | None = None,
+        read: ReadRange | None = None,
     ) -> None:
         self._chunker: Chunker[str] = Chunker(max_units, overlap_units)
         self._max_units = max_units
         self._chunk_ids = chunk_ids
         self._unit_ids = unit_ids
         self._ranges: Mapping[str, Set[str]] = ranges or {}
-        self._open: dict[str, int] = {}  # end unit ID -> position of the latest start
+        self._read_range: ReadRange = read or (lambda pair, units: None)
+        self._open: dict[str, dict[str, int]] = {}  # end ID -> start ID -> start position
+        self._units: dict[int, CitedUnit] = {}  # the units of the open ranges, by position
         self.chunks: dict[str, ChunkSpan] = {}
         self.positions: dict[str, int] = {}
-        self.units: dict[int, CitedUnit] = {}
         self.unit_count = 0
 
     def tap(self, batches: Iterable[Batch]) -> Iterator[Batch]:
@@ -72,31 +78,48 @@ class SourceIndexTap:
             self._keep(add_many(ids))
             yield batch
         self._keep(self._chunker.finish())
+        self._open.clear()  # ranges whose end never came: not read (grounding rejects them)
+        self._units.clear()
 
     def _read(self, batch: Batch) -> None:
-        """Keep the units of ``batch`` that lie inside a cited range."""
-        opened, ranges, positions = self._open, self._ranges, self.positions
+        """Open, keep and read the cited ranges through the units of ``batch``."""
+        opened, ranges, positions, kept = self._open, self._ranges, self.positions, self._units
         base = self.unit_count
         for offset, unit_id in enumerate(batch.ids):
             position = base + offset
-            single = False
             for end_id in ranges.get(unit_id, ()):
                 end = positions.get(end_id)
-                if end == position:
-                    single = True
-                elif end is None or end > position:
-                    opened[end_id] = position
-            for end_id, start in list(opened.items()):
-                if position - start >= self._max_units:
-                    del opened[end_id]
-            if single or opened:
-                unit = batch.units[offset]
-                metadata = unit.metadata
-                speaker = (
-                    None if metadata is UNSET or metadata.speaker is UNSET else metadata.speaker
-                )
-                self.units[position] = CitedUnit(unit.text, speaker)
-            opened.pop(unit_id, None)
+                if end is None or end >= position:
+                    opened.setdefault(end_id, {})[unit_id] = position
+            if not opened:
+                continue
+            unit = batch.units[offset]
+            metadata = unit.metadata
+            speaker = None if metadata is UNSET or metadata.speaker is UNSET else metadata.speaker
+            kept[position] = CitedUnit(unit.text, speaker)
+            starts = opened.pop(unit_id, None)
+            if starts is not None:
+                for start_id, start in starts.items():
+                    units = [kept[at] for at in range(start, position + 1)]
+                    self._read_range((start_id, unit_id), units)
+            self._forget(position)
+
+    def _forget(self, position: int) -> None:
+        """Close the ranges longer than a chunk; forget the units no open range holds."""
+        opened = self._open
+        for end_id in list(opened):
+            starts = opened[end_id]
+            for start_id in [s for s, at in starts.items() if position - at >= self._max_units - 1]:
+                del starts[start_id]
+            if not starts:
+                del opened[end_id]
+        first = min((at for starts in opened.values() for at in starts.values()), default=None)
+        kept = self._units  # in position order: forget from the front
+        while kept:
+            at = next(iter(kept))
+            if first is not None and at >= first:
+                break
+            del kept[at]
 
     def _keep(self, chunks: Iterable[Chunk[str]]) -> None:
         for chunk in chunks:

@@ -33,7 +33,7 @@ Restoration``) is rule 1. ``null`` is never checked.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,36 +101,65 @@ class CitedUnit:
     speaker: str | None
 
 
+Claim = tuple[str, str]  # (member, value)
+Pair = tuple[str, str]  # (start unit ID, end unit ID) of a reference
+
+
 class Support:
-    """The support check of one lane: ``unsupported(members, refs)`` is the first textual
-    member (in the kind's order) its references do not say, or ``None``.
+    """The support check of one lane, in three steps, so that no transcript is held:
+    ``expect`` each candidate's claims (its textual members, canonical, and the unit IDs
+    of its references) before the source pass; ``read`` each cited range as the pass
+    reaches its end (its units, then forgotten); then ``unsupported(members, refs)`` is
+    the first textual member (in the kind's order) none of its references says, or
+    ``None``.
 
-    ``units``: the cited units by document position (every position of every grounded
-    reference); ``party``: a speaker's name key -> the name of the character they play."""
+    ``party``: a speaker's name key -> the name of the character they play."""
 
-    def __init__(
-        self,
-        spec: NormalizationSpec,
-        names: Names,
-        party: Mapping[str, str],
-        units: Mapping[int, CitedUnit],
-    ) -> None:
+    def __init__(self, spec: NormalizationSpec, names: Names, party: Mapping[str, str]) -> None:
         self._spec = spec
         self._names = names
         self._party = party
-        self._units = units
-        self._words: dict[Ref, tuple[str, ...]] = {}
+        self._claims: dict[Pair, set[Claim]] = {}
+        self._said: set[tuple[Pair, Claim]] = set()
+
+    @property
+    def pairs(self) -> Iterable[Pair]:
+        """The cited ranges the check must read."""
+        return self._claims.keys()
+
+    def expect(self, members: Mapping[str, Any], pairs: Iterable[Pair]) -> None:
+        claims = [
+            (member, value)
+            for member in self._spec.textual_members
+            if isinstance(value := members.get(member), str)
+        ]
+        if claims:
+            for pair in pairs:
+                self._claims.setdefault(pair, set()).update(claims)
+
+    def read(self, pair: Pair, units: Sequence[CitedUnit]) -> None:
+        """Check the claims citing ``pair`` against its ``units``, in document order."""
+        claims = self._claims.get(pair)
+        if not claims:
+            return
+        text = tuple(word for unit in units for word in words(unit.text))
+        for claim in claims:
+            if self._said_by(claim, text, units):
+                self._said.add((pair, claim))
 
     def unsupported(self, members: Mapping[str, Any], refs: Sequence[Ref]) -> str | None:
+        said = self._said
         for member in self._spec.textual_members:
             value = members.get(member)
-            if isinstance(value, str) and not any(self._said(member, value, ref) for ref in refs):
+            if isinstance(value, str) and not any(
+                ((ref.start_unit_id, ref.end_unit_id), (member, value)) in said for ref in refs
+            ):
                 return member
         return None
 
-    def _said(self, member: str, value: str, ref: Ref) -> bool:
+    def _said_by(self, claim: Claim, text: Sequence[str], units: Sequence[CitedUnit]) -> bool:
+        member, value = claim
         spec = self._spec
-        text = self._text(ref)
         phrases = [value_words(value)]
         if member in spec.name_members:
             phrases.extend(value_words(key) for key in self._names.spellings(value))
@@ -143,24 +172,12 @@ class Support:
             longest = max(len(phrase) for phrase in phrases) + EXTRA_WORDS
             if says_canonical(text, value, longest, catalog):
                 return True
-        return member in spec.actor_members and self._speaks(value, ref)
+        return member in spec.actor_members and self._speaks(value, units)
 
-    def _text(self, ref: Ref) -> tuple[str, ...]:
-        found = self._words.get(ref)
-        if found is None:
-            found = tuple(
-                word
-                for position in range(ref.start, ref.end + 1)
-                for word in words(self._units[position].text)
-            )
-            self._words[ref] = found
-        return found
-
-    def _speaks(self, value: str, ref: Ref) -> bool:
-        """Whether a unit of ``ref`` is spoken by ``value`` in the first person."""
+    def _speaks(self, value: str, units: Sequence[CitedUnit]) -> bool:
+        """Whether one of ``units`` is spoken by ``value`` in the first person."""
         wanted = name_key(value)
-        for position in range(ref.start, ref.end + 1):
-            unit = self._units[position]
+        for unit in units:
             if unit.speaker is None or wanted not in self._speaker_keys(unit.speaker):
                 continue
             if not FIRST_PERSON.isdisjoint(words(unit.text)):
@@ -173,3 +190,19 @@ class Support:
         if character is not None:
             keys.add(name_key(self._names.canonical(character)))
         return keys
+
+
+class CitedRanges:
+    """The cited ranges of every lane's support check, read in one source pass: ``ranges``
+    (start unit ID -> end unit IDs) for the pass, ``read`` hands each range to the checks."""
+
+    def __init__(self, checks: Iterable[Support]) -> None:
+        self._checks = list(checks)
+        self.ranges: dict[str, set[str]] = {}
+        for check in self._checks:
+            for start, end in check.pairs:
+                self.ranges.setdefault(start, set()).add(end)
+
+    def read(self, pair: Pair, units: Sequence[CitedUnit]) -> None:
+        for check in self._checks:
+            check.read(pair, units)
