@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from streamer.framework.kinds.normalization import Catalog, NormalizationSpec, SpokenCatalog
@@ -100,6 +101,11 @@ class CitedUnit:
     text: str
     speaker: str | None
 
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        """The words of its text (read once, whichever ranges hold the unit)."""
+        return words(self.text)
+
 
 Claim = tuple[str, str]  # (member, value)
 Pair = tuple[str, str]  # (start unit ID, end unit ID) of a reference
@@ -121,6 +127,11 @@ class Support:
         self._party = party
         self._claims: dict[Pair, set[Claim]] = {}
         self._said: set[tuple[Pair, Claim]] = set()
+        self._spoken = {  # a protocol check is slow: once
+            member: catalog
+            for member, catalog in spec.catalogs.items()
+            if isinstance(catalog, SpokenCatalog)
+        }
 
     @property
     def pairs(self) -> Iterable[Pair]:
@@ -142,7 +153,7 @@ class Support:
         claims = self._claims.get(pair)
         if not claims:
             return
-        text = tuple(word for unit in units for word in words(unit.text))
+        text = tuple(word for unit in units for word in unit.words)
         for claim in claims:
             if self._said_by(claim, text, units):
                 self._said.add((pair, claim))
@@ -164,8 +175,9 @@ class Support:
         if member in spec.name_members:
             phrases.extend(value_words(key) for key in self._names.spellings(value))
         catalog = spec.catalogs.get(member)
-        if isinstance(catalog, SpokenCatalog):
-            phrases.extend(value_words(form) for form in catalog.spoken_forms(value))
+        spoken = self._spoken.get(member)
+        if spoken is not None:
+            phrases.extend(value_words(form) for form in spoken.spoken_forms(value))
         if any(says(text, phrase) for phrase in phrases):
             return True
         if catalog is not None:
@@ -180,7 +192,7 @@ class Support:
         for unit in units:
             if unit.speaker is None or wanted not in self._speaker_keys(unit.speaker):
                 continue
-            if not FIRST_PERSON.isdisjoint(words(unit.text)):
+            if not FIRST_PERSON.isdisjoint(unit.words):
                 return True
         return False
 
