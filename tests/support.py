@@ -205,9 +205,16 @@ class Run:
     stderr: str
 
 
-def run_cli(args: Sequence[str], *, stdin: bytes | None = None, cwd: Path | None = None) -> Run:
-    """Run ``python -m streamer`` as a user would, in a subprocess."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def run_cli(
+    args: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
+    path: Sequence[Path] = (),
+) -> Run:
+    """Run ``python -m streamer`` as a user would, in a subprocess (``path``: folders put
+    before the repository on its ``PYTHONPATH``, e.g. where a plugin is installed)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, [*path, REPO]))}
     completed = subprocess.run(
         [sys.executable, "-m", "streamer", *args],
         input=stdin,

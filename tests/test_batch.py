@@ -221,8 +221,8 @@ def manifest_error(tmp_path: Path, name: str, content: str) -> str:
         (
             "m.csv",
             "transcript,format\ns.vtt,webvtt\n\ns.vtt,vtt\n",
-            'manifest m.csv row 4: unknown format "vtt" (hint: formats: crd3, whisperx, '
-            "webvtt, srt, text)",
+            'manifest m.csv row 4: unknown import format "vtt" (hint: import formats: crd3, '
+            "srt, text, webvtt, whisperx)",
         ),
         (
             "m.csv",

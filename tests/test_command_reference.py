@@ -8,9 +8,8 @@ from pathlib import Path
 
 import click
 
-from streamer import __version__
+from streamer import __version__, api
 from streamer.cli import reference
-from streamer.cli.import_command import Format
 from streamer.cli.main import command_tree
 from tests.support import REPO, run_cli
 
@@ -38,7 +37,8 @@ def test_every_argument_and_option_shows_its_help() -> None:
 
 def test_import_help_lists_every_format() -> None:
     page = " ".join(run_cli(["import", "--help"]).stdout.decode().split())
-    formats = ", ".join(member.value for member in Format)
+    formats = ", ".join(fmt.name for fmt in api.import_formats())
+    assert formats == "crd3, srt, text, webvtt, whisperx"
     assert f"FORMAT The transcript's format, one of: {formats}. [required]" in page
 
 

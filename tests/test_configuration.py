@@ -132,7 +132,7 @@ def test_evidence_context_errors(body: str, message: str) -> None:
         ),
         (
             "pipeline: {lanes: [{id: a, artifact_kind: dnd/npcs}]}\noutput: {module: csv}",
-            "$.output.module must be json",
+            "$.output.module must be one of: json",
         ),
         (
             "pipeline: {lanes: [{id: a, artifact_kind: dnd/npcs}]}\noutput: {module: json, options: {gzip: true}}",

@@ -314,7 +314,7 @@ CONFIGURATION_ERRORS = {
     LANES
     + "  chunking: {max_units: 10, overlap_units: 10}\n": "$.pipeline.chunking.overlap_units must be smaller than max_units",
     LANES
-    + "output: {module: yaml}\n": "$.output.module must be json (hint: json is the only output module)",
+    + "output: {module: yaml}\n": "$.output.module must be one of: json (hint: output modules are plugins (docs/plugins.md))",
     evidence("null"): "$.output.options.evidence_context must be a mapping",
     evidence("{lanes: [spells]}"): "$.output.options.evidence_context.enabled is required",
     evidence(

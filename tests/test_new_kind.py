@@ -86,6 +86,18 @@ def test_the_new_kind_runs_through_configuration_bundle_and_evidence(tmp_path: P
     assert [u["unit_id"] for u in only["units"]] == ["b", "c", "d"]
     assert only["references"] == [{"source_ref": ref("c"), "lane_ids": ["oaths"]}]
 
+    # validate and report use the registry the bundle was made with: the kind's lane
+    # payload schema is generated from its record (no schema file is shipped for it).
+    assert "notarius.test.oaths" in api.schema_ids(registry())
+    assert "notarius.test.oaths" not in api.schema_ids()
+    assert orjson.loads(api.schema("notarius.test.oaths", registry())) == lane_payload_schema(OATHS)
+    checked = api.validate_bundle(tmp_path / "out", registry())
+    assert (checked.valid, checked.problems) == (True, [])
+    unknown = api.validate_bundle(tmp_path / "out")
+    assert unknown.problems == ['"index.json": $.lanes[0].schema.id names no schema streamer knows']
+    summary = api.report(tmp_path / "out", output=tmp_path / "report.html", registry=registry())
+    assert summary.records == 1
+
 
 def test_the_declaration_gives_parser_errors_schema_and_model_record() -> None:
     assert OATHS.schema.to_json() == {

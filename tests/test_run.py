@@ -259,7 +259,7 @@ def test_an_output_the_run_did_not_make_is_replaced_only_with_force(tmp_path: Pa
     [
         ("-", "webvtt", "streamer run reads a transcript file, not standard input"),
         ("missing.vtt", "webvtt", "transcript missing.vtt does not exist or is not a file"),
-        ("bridge.vtt", "docx", "unknown import format 'docx'"),
+        ("bridge.vtt", "docx", 'unknown import format "docx"'),
     ],
 )
 def test_usage_errors_come_before_any_stage(

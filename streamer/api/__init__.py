@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         ImportResult as ImportResult,
         chunk as chunk,
         default_document_id as default_document_id,
+        import_formats as import_formats,
         import_transcript as import_transcript,
     )
     from streamer.api.validation import (
@@ -92,6 +93,7 @@ MODULE_OF = {
     "effective_lanes": "streamer.api.lanes",
     "evidence": "streamer.api.evidence_context",
     "extract": "streamer.api.extraction",
+    "import_formats": "streamer.api.transcripts",
     "import_transcript": "streamer.api.transcripts",
     "load_config": "streamer.api.config",
     "normalize": "streamer.api.normalization",

@@ -110,11 +110,7 @@ def _session(row: int, values: dict[str, Any], folder: Path) -> Session:
             raise ConfigurationError(f"row {row}: $.{name} must be a non-empty string")
     listed = values["transcript"]
     format_name = values["format"].strip()
-    if format_name not in FORMATS:
-        raise ConfigurationError(
-            f"row {row}: unknown format {quoted(format_name)}",
-            hint="formats: " + ", ".join(FORMATS),
-        )
+    FORMATS.get(format_name, where=f"row {row}: ")
     transcript = Path(listed)
     if not transcript.is_absolute():
         transcript = folder / transcript

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Unpack
 
+from streamer.api.config import default_registry
 from streamer.api.lanes import (
     effective_lanes,
     lane_inputs,
@@ -26,11 +27,13 @@ from streamer.framework.evidence.projector import (
     project_evidence,
 )
 from streamer.framework.evidence.request import build_evidence_request
+from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.safe_text import quoted
 from streamer.output import schema_catalog
-from streamer.output.bundle_documents import INDEX_FILE, write_bundle
+from streamer.output.bundle_documents import INDEX_FILE
 from streamer.output.bundle_publication import publishing, staged_bundle
 from streamer.output.chunk_map_tap import ChunkBoundsTap
+from streamer.output.modules import OUTPUTS
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ def bundle(
     destination = Path(output)
     run_lanes = effective_lanes(config, options.get("lanes"))
     warn = warning(options)
+    writer = OUTPUTS.get(config.output_module)
     with publishing(destination, force=force, marker=INDEX_FILE):
         inputs = [("--source", source), *config_input(config.path)]
         check_inputs_outside(destination, [*inputs, *lane_inputs(lanes_dir, run_lanes)])
@@ -101,7 +105,7 @@ def bundle(
                 identity = identity_of()
             check_sources(((lane.lane_id, lane.source) for lane in outputs), identity)
             with staged_bundle(destination, force=force) as staged:
-                write_bundle(staged, identity, outputs, chunks, projection)
+                writer.write(staged, identity, outputs, chunks, projection)
         finally:
             chunks.close()
             if projection is not None:
@@ -111,14 +115,16 @@ def bundle(
     )
 
 
-def schema_ids() -> tuple[str, ...]:
-    """The ID of every JSON Schema streamer publishes, sorted."""
-    return schema_catalog.schema_ids()
+def schema_ids(registry: ArtifactKindRegistry | None = None) -> tuple[str, ...]:
+    """The ID of every JSON Schema streamer publishes, sorted: the shipped ones and the lane
+    payload schema of every kind of ``registry`` (default: every installed kind)."""
+    return schema_catalog.known_schema_ids(registry or default_registry())
 
 
-def schema(schema_id: str) -> bytes:
-    """The JSON Schema (draft 2020-12) of ``schema_id``, as shipped."""
-    data = schema_catalog.schema_bytes(schema_id)
+def schema(schema_id: str, registry: ArtifactKindRegistry | None = None) -> bytes:
+    """The JSON Schema (draft 2020-12) of ``schema_id``, as shipped (a plugin kind's is
+    generated from its record)."""
+    data = schema_catalog.schema_document(schema_id, registry or default_registry())
     if data is None:
         raise ConfigurationError(
             f"unknown schema ID {quoted(schema_id)}",

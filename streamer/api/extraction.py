@@ -35,6 +35,7 @@ from streamer.extraction.run import (
 )
 from streamer.extraction.transport import ChatTransport, Sleep
 from streamer.framework.errors import ConfigurationError, ExitStatus
+from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.output.publication import DIRECTORY_MODE
@@ -101,41 +102,53 @@ def _plan_lanes(
                 )
             skipped.append(lane_id)
             continue
-        engine = lane.engine or settings.engine
-        if engine == "rules":
-            if spec.rules is None:
+        engine = ENGINES.get(lane.engine or settings.engine)
+        if not engine.asks_model:
+            assert engine.extractor is not None
+            extractor = engine.extractor(lane.kind)
+            if extractor is None:
                 raise ConfigurationError(
-                    f"lane {quoted(lane_id)}: artifact kind {lane.kind.name} has no rules "
-                    "extractor",
-                    hint="engine rules is built in for: "
-                    + ", ".join(_kinds_with_rules())
-                    + "; give this lane engine: openai",
+                    f"lane {quoted(lane_id)}: engine {engine.name} does not extract artifact "
+                    f"kind {lane.kind.name}",
+                    hint=f"engine {engine.name} extracts: "
+                    + (", ".join(_kinds_of(engine)) or "no installed kind")
+                    + "; give this lane engine: "
+                    + " or ".join(name for name in ENGINES.names() if name != engine.name),
                 )
-            plans.append(LanePlan(lane_id, lane.kind, spec, "rules", None, spec.rules.version, {}))
+            plans.append(
+                LanePlan(
+                    lane_id, lane.kind, spec, engine.name, None, extractor.version, {}, extractor
+                )
+            )
             continue
         for key, value in (("base_url", settings.base_url), ("model", settings.model)):
             if value is None:
                 raise ConfigurationError(
                     f"$.pipeline.extraction.{key} is required: lane {quoted(lane_id)} uses "
-                    "engine openai",
-                    hint="see docs/extraction.md for each server, or give the lane engine: rules",
+                    f"engine {engine.name}",
+                    hint="see docs/extraction.md for each server, or give the lane engine: "
+                    + " or ".join(_local_engines()),
                 )
         parameters = {
             "structured_output": settings.structured_output,
             "temperature": settings.temperature,
         }
         plans.append(
-            LanePlan(lane_id, lane.kind, spec, "openai", settings.model, spec.prompt.id, parameters)
+            LanePlan(
+                lane_id, lane.kind, spec, engine.name, settings.model, spec.prompt.id, parameters
+            )
         )
     return plans, skipped
 
 
-def _kinds_with_rules() -> list[str]:
-    return [
-        kind.name
-        for kind in default_registry()
-        if kind.extraction is not None and kind.extraction.rules is not None
-    ]
+def _local_engines() -> list[str]:
+    return [engine.name for engine in ENGINES.load_all() if not engine.asks_model]
+
+
+def _kinds_of(engine: Engine) -> list[str]:
+    """The installed kinds ``engine`` (a local engine) extracts."""
+    assert engine.extractor is not None
+    return [kind.name for kind in default_registry() if engine.extractor(kind) is not None]
 
 
 def _api_key(config: Configuration, environ: Mapping[str, str]) -> str | None:
@@ -196,7 +209,7 @@ def extract(
     A lane one of whose chunks fails writes no file: see ``ExtractResult.failed_lanes``.
     """
     plans, skipped = _plan_lanes(config, lanes)
-    model_lanes = [plan for plan in plans if plan.engine == "openai"]
+    model_lanes = [plan for plan in plans if plan.extractor is None]
     if party is None:
         party = _party(config, glossary) if len(model_lanes) < len(plans) else {}
     api_key = _api_key(config, os.environ if environ is None else environ) if model_lanes else None
@@ -252,5 +265,5 @@ def check_extraction(
     status 2): the lanes, their engines, ``base_url`` and ``model`` for model lanes, the
     key's variable. ``streamer run`` and ``streamer batch`` make them before any stage."""
     plans, _ = _plan_lanes(config, lanes)
-    if any(plan.engine == "openai" for plan in plans):
+    if any(plan.extractor is None for plan in plans):
         _api_key(config, os.environ if environ is None else environ)

@@ -163,10 +163,7 @@ class _Digests:
 
 
 def _check_transcript(transcript: str | os.PathLike[str], format_name: str) -> Path:
-    if format_name not in FORMATS:
-        raise ConfigurationError(
-            f"unknown import format {format_name[:32]!r}", hint="formats: " + ", ".join(FORMATS)
-        )
+    FORMATS.get(format_name)
     if os.fspath(transcript) == "-":
         raise ConfigurationError(
             "streamer run reads a transcript file, not standard input",

@@ -22,7 +22,13 @@ from streamer.framework.source.reader import (
     SourceDocumentReader,
 )
 from streamer.importers.document import SpooledDocument, spool_document
-from streamer.importers.formats import read_utterances
+from streamer.importers.formats import (
+    FORMATS,
+    ImportOptions,
+    TranscriptFormat,
+    check_options,
+    read_utterances,
+)
 from streamer.output.extraction_chunks import SpooledChunks, spool_chunks
 
 
@@ -82,6 +88,11 @@ def _check_transcript_file(path: Path) -> None:
         )
 
 
+def import_formats() -> tuple[TranscriptFormat, ...]:
+    """Every installed transcript format (``streamer.formats`` plugins), by name."""
+    return FORMATS.load_all()
+
+
 def import_transcript(
     format_name: str,
     source: Source,
@@ -93,12 +104,13 @@ def import_transcript(
     dedupe_rolling: bool = False,
     progress: Progress | None = None,
 ) -> ImportResult:
-    """Import a transcript (``crd3``, ``whisperx``, ``webvtt``, ``srt`` or ``text``) as a
+    """Import a transcript in ``format_name`` (an installed format: ``import_formats()``) as a
     JSON Lines source document written to ``output`` (a path, ``-`` or a stream).
 
     The whole transcript is read, validated and digested into a spool before the first
     output byte; a file is published atomically, so a failed import writes nothing.
     """
+    check_options(format_name, ImportOptions(unit, speaker_prefix, dedupe_rolling))
     if document_id is None:
         document_id = default_document_id(source)
     elif not document_id.strip():

@@ -6,14 +6,18 @@ import os
 from pathlib import Path
 
 from streamer.api.config import default_registry
+from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.validation import BundleReport, validate
 
 __all__ = ["BundleReport", "validate_bundle"]
 
 
-def validate_bundle(folder: str | os.PathLike[str]) -> BundleReport:
+def validate_bundle(
+    folder: str | os.PathLike[str], registry: ArtifactKindRegistry | None = None
+) -> BundleReport:
     """Check the bundle in ``folder`` as a consumer would; the report lists every problem
     (``report.valid`` when there is none). Raises ``ConfigurationError`` when ``folder``
     is not a folder. Reads the bundle as a stream: memory stays flat however large its
-    evidence document."""
-    return validate(Path(folder), default_registry())
+    evidence document. ``registry`` knows the kinds of its lanes (default: every installed
+    kind, plugins' included: the registry ``bundle`` used)."""
+    return validate(Path(folder), registry or default_registry())

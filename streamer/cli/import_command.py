@@ -2,37 +2,54 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 import typer
 
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
+from streamer.framework.plugins import PluginError
+from streamer.importers.formats import FORMATS, TranscriptFormat
 
 
-class Format(StrEnum):
-    crd3 = "crd3"
-    whisperx = "whisperx"
-    webvtt = "webvtt"
-    srt = "srt"
-    text = "text"
+def _installed() -> tuple[TranscriptFormat, ...]:
+    """The installed formats, for the help texts (read here, not through ``api``, to keep
+    start-up light). A broken plugin leaves them out of the help only: a command then names
+    it, in one error line."""
+    try:
+        return FORMATS.load_all()
+    except PluginError:
+        return ()
 
 
-class UnitChoice(StrEnum):
-    turn = "turn"
-    line = "line"
+INSTALLED = _installed()
+FORMAT_NAMES = ", ".join(fmt.name for fmt in INSTALLED) or "see docs/importing.md"
+
+
+def _taking(flag: str) -> str:
+    return " and ".join(fmt.name for fmt in INSTALLED if getattr(fmt, flag)) or "no format"
+
+
+def _units() -> str:
+    takes = [
+        f"{fmt.name}: {' or '.join(fmt.units)}, default {fmt.units[0]}"
+        for fmt in INSTALLED
+        if fmt.units
+    ]
+    return "; ".join(takes) or "no format takes it"
+
+
+FORMAT: str = typer.Argument(
+    ...,
+    metavar="FORMAT",
+    help=f"The transcript's format, one of: {FORMAT_NAMES}.",
+    show_default=False,
+)
 
 
 @app.command("import")
 def import_command(
-    format_name: Format = typer.Argument(
-        ...,
-        metavar="FORMAT",
-        help="The transcript's format, one of: " + ", ".join(Format) + ".",
-        show_default=False,
-    ),
+    format_name: str = FORMAT,
     source: str = typer.Argument(
         ...,
         metavar="INPUT",
@@ -46,30 +63,30 @@ def import_command(
         "(required for stdin and FIFOs).",
     ),
     output: str = options.output("the source document"),
-    unit: UnitChoice | None = typer.Option(
-        None, "--unit", help="crd3 only: one unit per turn (default) or per utterance line."
+    unit: str | None = typer.Option(
+        None, "--unit", help=f"What one source unit is, for the formats that say ({_units()})."
     ),
     speaker_prefix: bool = typer.Option(
         False,
         "--speaker-prefix",
-        help="srt and webvtt: a leading 'Name:' in the cue text is the speaker.",
+        help=f"{_taking('speaker_prefix')}: a leading 'Name:' in the cue text is the speaker.",
     ),
     dedupe_rolling: bool = typer.Option(
         False,
         "--dedupe-rolling",
-        help="srt and webvtt: rolling captions (YouTube's, as yt-dlp saves them) give each "
-        "phrase once, with the times of the cue that adds it.",
+        help=f"{_taking('dedupe_rolling')}: rolling captions (YouTube's, as yt-dlp saves them) "
+        "give each phrase once, with the times of the cue that adds it.",
     ),
     quiet: bool = options.QUIET,
 ) -> None:
     """Import a transcript as a source document (JSON Lines: header, then one unit a line)."""
     with showing_progress(quiet) as progress:
         api.import_transcript(
-            format_name.value,
+            format_name,
             source,
             document_id=document_id,
             output=output,
-            unit=None if unit is None else unit.value,
+            unit=unit,
             speaker_prefix=speaker_prefix,
             dedupe_rolling=dedupe_rolling,
             progress=progress,

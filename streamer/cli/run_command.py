@@ -10,7 +10,7 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import CommandFailed, app
-from streamer.cli.import_command import Format
+from streamer.cli.import_command import FORMAT_NAMES
 from streamer.cli.progress import showing_progress
 
 
@@ -20,8 +20,11 @@ def run_command(
     transcript: Path = typer.Argument(
         ..., metavar="TRANSCRIPT", help="The transcript file.", show_default=False
     ),
-    format_name: Format = typer.Option(
-        ..., "--format", help="crd3, whisperx, webvtt, srt or text.", show_default=False
+    format_name: str = typer.Option(
+        ...,
+        "--format",
+        help=f"The transcript's format, one of: {FORMAT_NAMES}.",
+        show_default=False,
     ),
     output: Path = typer.Option(
         ...,
@@ -43,7 +46,7 @@ def run_command(
         result = api.run(
             config,
             transcript,
-            format_name.value,
+            format_name,
             output,
             document_id=document_id,
             lanes=lane,

@@ -15,9 +15,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.engines import ENGINES
 from streamer.framework.safe_text import quoted
 
-ENGINES = ("openai", "rules")
 STRUCTURED_OUTPUTS = ("json_schema", "json_object")
 DEFAULT_ENGINE = "openai"
 DEFAULT_STRUCTURED_OUTPUT = "json_schema"
@@ -62,8 +62,9 @@ class ExtractionConfig:
 
 
 def engine_name(value: Any, path: str) -> str:
+    """``value``, when an installed engine has that name (``ENGINES``, nothing imported)."""
     if value not in ENGINES:
-        raise ConfigurationError(f"{path} must be one of: {', '.join(ENGINES)}")
+        raise ConfigurationError(f"{path} must be one of: {', '.join(ENGINES.names())}")
     return str(value)
 
 

@@ -17,6 +17,7 @@ DEFAULT_OVERLAP_UNITS = 10
 # any useful value (a chunk is cut for a model's context; a window is a few units).
 MAX_WINDOW_UNITS = 1_000
 MAX_CHUNK_UNITS = 10_000
+DEFAULT_OUTPUT_MODULE = "json"  # output.module when absent (a streamer.outputs plugin)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Configuration:
     evidence_context: EvidenceContextConfig | None
     normalization: NormalizationConfig = field(default_factory=NormalizationConfig)
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    output_module: str = DEFAULT_OUTPUT_MODULE  # output.module: a streamer.outputs name
     # The file it was loaded from, if any: an --output must never replace it.
     path: Path | None = field(default=None, compare=False)
 

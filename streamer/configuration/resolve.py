@@ -14,6 +14,7 @@ from typing import Any
 from streamer.configuration.extraction import engine_name, resolve_extraction
 from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
+    DEFAULT_OUTPUT_MODULE,
     DEFAULT_OVERLAP_UNITS,
     DEFAULT_WINDOW_UNITS,
     MAX_CHUNK_UNITS,
@@ -29,6 +30,7 @@ from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.regular_files import MIB, read_regular_text
 from streamer.framework.safe_text import quoted
+from streamer.output.modules import OUTPUTS
 
 LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 # The configuration is read whole: a regular file of at most this many bytes.
@@ -59,20 +61,25 @@ def resolve_configuration(
     chunking = _chunking(pipeline.get("chunking"))
     normalization = _normalization(pipeline.get("normalization"), base or Path("."))
     evidence = None
+    output_module = DEFAULT_OUTPUT_MODULE
     if "output" in root:
         output = _object(root["output"], "$.output", required={"module"}, optional={"options"})
-        if output["module"] != "json":
+        module = output["module"]
+        if module not in OUTPUTS:
             raise ConfigurationError(
-                "$.output.module must be json", hint="json is the only output module"
+                f"$.output.module must be one of: {', '.join(OUTPUTS.names())}",
+                hint="output modules are plugins (docs/plugins.md)",
             )
+        output_module = str(module)
         if "options" in output:
+            accepted = set(OUTPUTS.get(output_module).options)
             options = _object(
-                output["options"], "$.output.options", required=set(), optional={"evidence_context"}
+                output["options"], "$.output.options", required=set(), optional=accepted
             )
             if "evidence_context" in options:
                 evidence = _evidence_context(options["evidence_context"], lanes)
     extraction = resolve_extraction(pipeline.get("extraction"))
-    return Configuration(lanes, chunking, evidence, normalization, extraction)
+    return Configuration(lanes, chunking, evidence, normalization, extraction, output_module)
 
 
 def _object(value: Any, path: str, *, required: set[str], optional: set[str]) -> dict[str, Any]:

@@ -5,8 +5,8 @@
    invalid, and stored in the cache as soon as it is valid. A lane one of whose chunks
    fails (refused, retries exhausted, invalid twice) stops asking and is *failed*.
 2. Then, for every lane that did not fail, its candidates file is written in chunk order
-   from the cache (or, for ``engine: rules``, from its rules extractor), whatever order
-   the answers arrived in. A failed lane writes no file.
+   from the cache (or, for a local engine's lane, ``engine: rules`` or a plugin's, from its
+   chunk extractor), whatever order the answers arrived in. A failed lane writes no file.
 
 Nothing is written into the output folder until every answer is in, so an interrupted run
 leaves the candidates files as they were and the cache with every answer it received.
@@ -28,8 +28,12 @@ from streamer.extraction.responses import InvalidAnswer, parse_answer
 from streamer.extraction.signals import run_until_signal
 from streamer.extraction.transport import ChatTransport, Completion, RequestFailed
 from streamer.framework.errors import StreamerError
+from streamer.framework.kinds.engines import ChunkExtractor, Engine
 from streamer.framework.kinds.extraction import ExtractionSpec, RulesContext
 from streamer.framework.kinds.registry import ArtifactKind
+
+OPENAI = Engine("openai", "a model behind any OpenAI-compatible server, asked chunk by chunk")
+"""The model engine: its lanes are asked by ``ModelAsker`` (``streamer.engines`` entry point)."""
 
 Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk, str] | None]
 ChunkProgress = Callable[[str, int, int], None]
@@ -65,6 +69,7 @@ class LanePlan:
     model: str | None
     prompt_id: str
     parameters: dict[str, Any]
+    extractor: ChunkExtractor | None = None  # a local engine's; None: a model lane
     stats: LaneStats = field(default_factory=LaneStats)
     output: Path | None = None
 
@@ -268,12 +273,11 @@ def _records(
     context: RulesContext,
     progress: ChunkProgress,
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    rules = lane.spec.rules
+    extractor = lane.extractor
     for chunk in plan.chunks():
-        if lane.engine == "rules":
-            assert rules is not None
-            records = rules(chunk.units, context)
-            for index, record in enumerate(records):  # a bug in the rules, not bad input
+        if extractor is not None:
+            records = extractor(chunk.units, context)
+            for index, record in enumerate(records):  # a bug in the engine, not bad input
                 lane.kind.parse_model_record(record, f"$.records[{index}]")
             lane.stats.chunks += 1
             progress(lane.lane_id, lane.stats.chunks, plan.chunk_count)

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Literal
 from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit
 from streamer.importers.document import utterance
+from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.json_items import array_items
 
 Unit = Literal["turn", "line"]
@@ -74,3 +75,16 @@ def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
         else:
             for line, text in enumerate(lines, 1):
                 yield utterance(f"t{number:05d}-{line:02d}", text, speaker)
+
+
+def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
+    return read_crd3(stream, "line" if options.unit == "line" else "turn")
+
+
+FORMAT = TranscriptFormat(
+    "crd3",
+    "a Critical Role Dataset episode (JSON): one unit a turn, or a line with --unit line",
+    _read,
+    units=("turn", "line"),
+    suffixes=(".json",),
+)

@@ -37,6 +37,7 @@ from typing import BinaryIO
 from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
+from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.lines import text_lines
 
 _TIMESTAMP = r"(?:([0-9]+):)?([0-5]?[0-9]):([0-5][0-9])(?:[,.]([0-9]{1,3}))?"
@@ -143,3 +144,17 @@ def read_srt(
         utterance = utterances.add(cue, None, cue_lines(cue.lines))
         if utterance is not None:
             yield utterance
+
+
+def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
+    return read_srt(stream, options.speaker_prefix, options.dedupe_rolling)
+
+
+FORMAT = TranscriptFormat(
+    "srt",
+    "SubRip subtitles",
+    _read,
+    speaker_prefix=True,
+    dedupe_rolling=True,
+    suffixes=(".srt",),
+)

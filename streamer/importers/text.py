@@ -14,6 +14,7 @@ from typing import BinaryIO
 
 from streamer.framework.source.unit import SourceUnit, UnitMetadata
 from streamer.importers.document import UNIT_KIND
+from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.lines import line_blocks, split_speaker_prefix
 
 
@@ -34,3 +35,16 @@ def read_text(stream: BinaryIO) -> Iterator[SourceUnit]:
                     )
                     continue
             yield SourceUnit(f"u{count:06d}", UNIT_KIND, text)
+
+
+def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
+    return read_text(stream)
+
+
+FORMAT = TranscriptFormat(
+    "text",
+    "plain text, one utterance a line ('SPEAKER: text')",
+    _read,
+    suffixes=(".txt",),
+    speaker_prefix_hint="the text format always reads 'SPEAKER: text'",
+)

@@ -41,6 +41,7 @@ from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
 from streamer.importers.document import clean_speaker
+from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.lines import text_lines
 
 _SIGNATURE = re.compile(r"WEBVTT(?:[ \t]|\Z)")
@@ -206,3 +207,17 @@ def read_webvtt(
     utterance = parser.finish()
     if utterance is not None:
         yield utterance
+
+
+def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
+    return read_webvtt(stream, options.speaker_prefix, options.dedupe_rolling)
+
+
+FORMAT = TranscriptFormat(
+    "webvtt",
+    "WebVTT captions (voice tags name speakers)",
+    _read,
+    speaker_prefix=True,
+    dedupe_rolling=True,
+    suffixes=(".vtt",),
+)

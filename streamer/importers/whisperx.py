@@ -19,6 +19,7 @@ from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit
 from streamer.importers.document import clean_speaker, sequential_unit_id, utterance
+from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.json_items import array_items
 
 _MAX_SECONDS = Decimal(MAX_SAFE_INTEGER) / 1000
@@ -65,3 +66,15 @@ def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
             continue
         count += 1
         yield utterance(sequential_unit_id(count), text, clean_speaker(speaker), start, end)
+
+
+def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
+    return read_whisperx(stream)
+
+
+FORMAT = TranscriptFormat(
+    "whisperx",
+    "a WhisperX transcript (JSON segments, with speakers when diarized)",
+    _read,
+    suffixes=(".json",),
+)

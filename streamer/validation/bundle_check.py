@@ -10,6 +10,7 @@ from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE
+from streamer.output.schema_catalog import known_schema_ids
 from streamer.validation.bundle_files import (
     INDEX_MAX_BYTES,
     NOT_REGULAR,
@@ -41,7 +42,7 @@ def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
         index = read_document(folder, INDEX_FILE, report, INDEX_MAX_BYTES)
     except Unreadable:
         return report
-    described = check_index(index, report)
+    described = check_index(index, report, known_schema_ids(registry))
     if described is None:
         return report
     for file, entry in described.items():

@@ -2,17 +2,18 @@
 
 The index is checked against its schema first (nothing else can be trusted without it);
 then each descriptor: a lane payload's ``file`` is ``lanes/<lane_id>.json``, lanes are
-sorted by distinct ``lane_id``, and every ``schema.id`` is one streamer ships.
+sorted by distinct ``lane_id``, and every ``schema.id`` is one streamer knows (shipped, or
+a lane payload schema of a kind of the run's registry).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE, INDEX_SCHEMA, lane_file
-from streamer.output.schema_catalog import schema_ids
 from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import schema_problems
 
@@ -24,19 +25,19 @@ class Described:
     file: str
     path: str
     descriptor: dict[str, Any]
+    known_schema: bool = True
 
     @property
     def schema_id(self) -> str:
         schema_id: str = self.descriptor["schema"]["id"]
         return schema_id
 
-    @property
-    def known_schema(self) -> bool:
-        return self.schema_id in schema_ids()
 
-
-def check_index(index: Any, report: BundleReport) -> dict[str, Described] | None:
-    """The files ``index`` describes, by name, or ``None`` when it breaks its schema."""
+def check_index(
+    index: Any, report: BundleReport, known: Collection[str]
+) -> dict[str, Described] | None:
+    """The files ``index`` describes, by name, or ``None`` when it breaks its schema
+    (``known``: the schema IDs a descriptor may name)."""
     problems = schema_problems(index, INDEX_SCHEMA.id)
     for line in problems:
         report.problem(INDEX_FILE, line)
@@ -58,7 +59,7 @@ def check_index(index: Any, report: BundleReport) -> dict[str, Described] | None
             if lane_id <= previous:
                 report.problem(INDEX_FILE, f"{path}: lanes are not sorted by distinct lane_id")
             previous = lane_id
-        entry = Described(file, path, descriptor)
+        entry = Described(file, path, descriptor, descriptor["schema"]["id"] in known)
         if not entry.known_schema:
             report.problem(INDEX_FILE, f"{path}.schema.id names no schema streamer knows")
         described.setdefault(file, entry)

@@ -18,11 +18,12 @@ from streamer.framework.kinds.lane_outputs import LaneOutput, parse_lane_output
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import lane_file
+from streamer.output.schema_catalog import lane_schema, schema_ids
 from streamer.validation.bundle_files import LANE_PAYLOAD_MAX_BYTES, Unreadable, read_document
 from streamer.validation.evidence_shape import Cited
 from streamer.validation.index_check import Described, check_descriptor
 from streamer.validation.report import BundleReport
-from streamer.validation.schema_rules import schema_problems
+from streamer.validation.schema_rules import schema_problems, schema_problems_in
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def check_lane_payload(
         except LaneOutputError as error:
             refused = error
     if output is None or document["source"] != source:
-        problems = schema_problems(document, entry.schema_id)
+        problems = _schema_problems(document, entry.schema_id, registry)
         for line in problems:
             report.problem(entry.file, line)
         if problems:
@@ -74,6 +75,15 @@ def check_lane_payload(
         report.problem(entry.file, refused.one_line().removeprefix(f"{entry.file}: "))
         return None
     return Payload(document, output)
+
+
+def _schema_problems(document: Any, schema_id: str, registry: ArtifactKindRegistry) -> list[str]:
+    """The shipped schema's problems, or those of the schema generated from a plugin kind."""
+    if schema_id in schema_ids():
+        return schema_problems(document, schema_id)
+    schema = lane_schema(schema_id, registry)
+    assert schema is not None  # the index names only known schemas (index_check)
+    return schema_problems_in(document, schema, schema_id)
 
 
 def _kind(document: Any, registry: ArtifactKindRegistry) -> ArtifactKind[Any] | None:

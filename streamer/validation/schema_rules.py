@@ -74,5 +74,15 @@ def schema_problems(instance: Any, schema_id: str, **options: Any) -> list[str]:
     return failure_lines(schema_failures(instance, schema_id, **options), schema_id)
 
 
+def schema_problems_in(instance: Any, schema: Mapping[str, Any], schema_id: str) -> list[str]:
+    """``failure_lines`` of ``instance`` against ``schema`` itself (a plugin kind's lane
+    payload schema, generated from its record: never cached, as the kind may change)."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema)
+    failures = [line for error in validator.iter_errors(instance) for line in _lines(error, "$")]
+    return failure_lines(failures, schema_id)
+
+
 def schema_of(schema_id: str) -> Mapping[str, Any]:
     return load_schema(schema_id)

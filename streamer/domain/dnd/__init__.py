@@ -1,5 +1,6 @@
-"""The D&D artifact kinds, v1 (see ``design/contract.md``)."""
+"""The D&D artifact kinds, v1 (see ``design/contract.md``), registered as the
+``streamer.kinds`` entry point ``dnd`` (``pyproject.toml``)."""
 
-from streamer.domain.dnd.kinds import KINDS, register
+from streamer.domain.dnd.kinds import KINDS
 
-__all__ = ["KINDS", "register"]
+__all__ = ["KINDS"]

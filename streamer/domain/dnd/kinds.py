@@ -23,7 +23,7 @@ from streamer.domain.dnd import normalization, prompts
 from streamer.domain.dnd.rules import SpellCastRules
 from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
-from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
+from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.source.reference import SourceReference
 
 
@@ -72,6 +72,11 @@ class PartyMember(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     character: NonEmpty
 
 
+# What a person reads for each member (the report's headings); a member not named here
+# reads as its name, underscores as spaces, capitalized (``ArtifactKind.label``).
+_EVIDENCE = {"source_refs": "Evidence"}
+
+
 def _cited(record: Any) -> Sequence[SourceReference]:
     refs: list[SourceReference] = record.source_refs
     return refs
@@ -87,6 +92,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="spells",
         question="Which spells were cast, and by whom?",
         record=SpellCast,
+        labels={"spell_cast_id": "Spell cast", "spell": "Spell", "caster": "Caster", **_EVIDENCE},
         id_member="spell_cast_id",
         evidence=_cited,
         extraction=ExtractionSpec(prompts.SPELL_CASTS, rules=SpellCastRules()),
@@ -97,6 +103,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="npcs",
         question="Which non-player characters appear?",
         record=Npc,
+        labels={"npc_id": "NPC", "name": "Name", **_EVIDENCE},
         id_member="npc_id",
         evidence=_cited,
         extraction=ExtractionSpec(prompts.NPCS),
@@ -107,6 +114,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="npc-interactions",
         question="When does the party deal with a non-player character?",
         record=NpcInteraction,
+        labels={"interaction_id": "Interaction", "npc": "NPC", **_EVIDENCE},
         id_member="interaction_id",
         evidence=_cited,
         extraction=ExtractionSpec(prompts.NPC_INTERACTIONS),
@@ -117,6 +125,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="combat-turns",
         question="Who takes a turn in combat, in which round?",
         record=CombatTurn,
+        labels={"turn_id": "Turn", "combatant": "Combatant", "round": "Round", **_EVIDENCE},
         id_member="turn_id",
         evidence=_cited,
         extraction=ExtractionSpec(prompts.COMBAT_TURNS),
@@ -127,6 +136,13 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="item-events",
         question="Which items are acquired, lost, used or transferred?",
         record=ItemEvent,
+        labels={
+            "item_event_id": "Item event",
+            "item": "Item",
+            "event": "Event",
+            "holder": "Holder",
+            **_EVIDENCE,
+        },
         id_member="item_event_id",
         evidence=_cited,
         extraction=ExtractionSpec(prompts.ITEM_EVENTS),
@@ -137,6 +153,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="scene-descriptions",
         question="Where does each scene begin and end?",
         record=SceneDescription,
+        labels={"scene_id": "Scene", "location": "Location", "source_ref": "Evidence"},
         id_member="scene_id",
         evidence=_scene,
         extraction=ExtractionSpec(prompts.SCENE_DESCRIPTIONS),
@@ -147,11 +164,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         default_lane="party-roster",
         question="Which player plays which character?",
         record=PartyMember,
+        labels={"player": "Player", "character": "Character"},
         normalization=normalization.PARTY_ROSTER,
     ),
 )
-
-
-def register(registry: ArtifactKindRegistry) -> None:
-    for kind in KINDS:
-        registry.register(kind)

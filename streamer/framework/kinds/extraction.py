@@ -11,6 +11,8 @@ question is. A kind declares that here, as one ``ExtractionSpec`` on its ``Artif
 - ``RulesExtractor``: the built-in extractor of ``engine: rules``, for kinds that have one.
   It sees the units of one chunk (``ShownUnit``, exactly what a model is shown) and returns
   model-facing records as JSON-ready data, in the order it found them. Deterministic.
+
+Engines, which run the rules or ask a model, are declared in ``kinds.engines``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ a kind without a projection cannot be selected for evidence publication.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -21,6 +21,7 @@ from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.kinds.normalization import NormalizationSpec
 from streamer.framework.kinds.records import RecordType
+from streamer.framework.plugins import KINDS_GROUP, Plugins
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reference import SourceReference
 
@@ -74,6 +75,7 @@ class ArtifactKind(Generic[R]):
     version: str = "v1"
     extraction: ExtractionSpec | None = None
     normalization: NormalizationSpec | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
     records: RecordType[R] = field(init=False, repr=False, compare=False)
     model_records: RecordType[Any] = field(init=False, repr=False, compare=False)
 
@@ -81,12 +83,24 @@ class ArtifactKind(Generic[R]):
         if not _KIND_NAME.match(self.name):
             raise ValueError(f"artifact kind name {self.name!r} is not family/kind")
         records = RecordType(self.record)
+        for member in self.labels:
+            if member not in records.members:
+                raise ValueError(
+                    f"artifact kind {self.name}: labels names {member!r}, "
+                    f"not a member of {self.record.__name__}"
+                )
         if self.id_member is None:
             model = records
         else:
             model = records.without(self.id_member, f"{self.record.__name__}Candidate")
         object.__setattr__(self, "records", records)
         object.__setattr__(self, "model_records", model)
+
+    def label(self, member: str) -> str:
+        """The label a person reads for ``member`` (``labels``, else ``source_ref`` ->
+        ``Source ref``)."""
+        label = self.labels.get(member)
+        return label if label is not None else member.replace("_", " ").capitalize()
 
     @property
     def schema(self) -> SchemaIdentity:
@@ -128,15 +142,46 @@ class ArtifactKind(Generic[R]):
         return value
 
 
+def _kinds_of(name: str, loaded: Any) -> tuple[ArtifactKind[Any], ...]:
+    kinds = (loaded,) if isinstance(loaded, ArtifactKind) else tuple(loaded)
+    for kind in kinds:
+        if not isinstance(kind, ArtifactKind):
+            raise TypeError(f"{type(kind).__name__} is not an ArtifactKind")
+    return kinds
+
+
+KIND_PLUGINS: Plugins[tuple[ArtifactKind[Any], ...]] = Plugins(
+    KINDS_GROUP, "artifact kind family", _kinds_of
+)
+"""The ``streamer.kinds`` group: each entry point is one family, an ``ArtifactKind`` or a
+sequence of them (``dnd = "streamer.domain.dnd.kinds:KINDS"``)."""
+
+
 class ArtifactKindRegistry:
-    """Artifact kinds by name. Domain packages register theirs; the framework reads."""
+    """Artifact kinds by name. Domain packages register theirs; the framework reads.
+
+    ``ArtifactKindRegistry.installed()`` holds every kind of every installed
+    ``streamer.kinds`` plugin (streamer's own D&D kinds among them): the registry every
+    command uses. Tests and libraries may ``register`` more into their own copy."""
 
     def __init__(self) -> None:
         self._kinds: dict[str, ArtifactKind[Any]] = {}
 
+    @classmethod
+    def installed(cls) -> ArtifactKindRegistry:
+        """A new registry with the kinds of every installed ``streamer.kinds`` plugin."""
+        registry = cls()
+        for family in KIND_PLUGINS.load_all():
+            for kind in family:
+                registry.register(kind)
+        return registry
+
     def register(self, kind: ArtifactKind[Any]) -> None:
         if kind.name in self._kinds:
-            raise ValueError(f"artifact kind {kind.name} is already registered")
+            raise ConfigurationError(
+                f"artifact kind {kind.name} is registered twice",
+                hint="two installed streamer.kinds plugins declare it: uninstall one",
+            )
         self._kinds[kind.name] = kind
 
     def get(self, name: str, *, where: str) -> ArtifactKind[Any]:

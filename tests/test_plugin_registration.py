@@ -1,0 +1,164 @@
+"""The entry-point registries: streamer's own extension points are registered as a plugin's
+are, every list comes from them, and a broken plugin is named in one content-safe line.
+
+A plugin here is a ``*.dist-info`` folder (``METADATA`` and ``entry_points.txt``, what pip
+installs) in a temporary folder put on the path, next to the module it points at."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from streamer import api
+from streamer.framework.errors import ConfigurationError
+from streamer.framework.kinds.engines import ENGINES
+from streamer.framework.kinds.records import NonEmpty, SourceReferences
+from streamer.framework.kinds.registry import KIND_PLUGINS, ArtifactKind
+from streamer.framework.plugins import PluginError, Plugins
+from streamer.importers.formats import FORMATS
+from streamer.output.modules import OUTPUTS
+from tests.support import run_cli
+
+SECRET = "SECRET-TRANSCRIPT-LINE"
+
+
+def fake_plugin(folder: Path, group: str, name: str, value: str, module: str = "") -> Path:
+    """A package ``fake-plugin`` registering ``name = value`` in ``group``; ``module`` is the
+    text of ``fake_plugin_module.py``."""
+    info = folder / "fake_plugin-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: fake-plugin\nVersion: 1.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = {value}\n", encoding="utf-8")
+    if module:
+        (folder / "fake_plugin_module.py").write_text(module, encoding="utf-8")
+    return folder
+
+
+def test_streamer_registers_its_own_extension_points_as_entry_points() -> None:
+    assert KIND_PLUGINS.names() == ("dnd",)
+    assert FORMATS.names() == ("crd3", "srt", "text", "webvtt", "whisperx")
+    assert ENGINES.names() == ("openai", "rules")
+    assert OUTPUTS.names() == ("json",)
+    assert [fmt.name for fmt in api.import_formats()] == list(FORMATS.names())
+    assert [engine.asks_model for engine in ENGINES.load_all()] == [True, False]
+    assert len(list(api.default_registry())) == 7
+
+
+def test_a_plugin_that_cannot_be_imported_is_named(tmp_path: Path) -> None:
+    fake_plugin(tmp_path, "streamer.formats", "chatlog", "fake_plugin_missing:FORMAT")
+    plugins = Plugins("streamer.formats", "import format", lambda name, loaded: loaded)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert "chatlog" in plugins.names()
+        with pytest.raises(PluginError) as raised:
+            plugins.get("chatlog")
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert raised.value.one_line() == (
+        'import format plugin "chatlog" (streamer.formats, from package fake-plugin) cannot '
+        "be loaded: ModuleNotFoundError importing fake_plugin_missing:FORMAT "
+        "(hint: reinstall or uninstall the package that provides it)"
+    )
+
+
+def test_unknown_names_list_the_installed_plugins() -> None:
+    with pytest.raises(PluginError) as raised:
+        FORMATS.get("docx", "row 2: ")
+    assert raised.value.one_line() == (
+        'row 2: unknown import format "docx" (hint: import formats: crd3, srt, text, webvtt, '
+        "whisperx)"
+    )
+
+
+MODULE = f"""
+SECRET = {SECRET!r}
+FORMAT = "not a format"
+KINDS = [SECRET]
+def broken():
+    raise RuntimeError(SECRET)
+"""
+
+BROKEN = [
+    (
+        ["import", "chatlog", "x.txt"],
+        "streamer.formats",
+        "fake_plugin_module:FORMAT",
+        'streamer: error: import format plugin "chatlog" (streamer.formats, from package '
+        "fake-plugin) is not valid: str is not a TranscriptFormat (hint: see docs/plugins.md "
+        "for what each group takes)",
+    ),
+    (
+        ["schema", "--list"],
+        "streamer.kinds",
+        "fake_plugin_module:KINDS",
+        'streamer: error: artifact kind family plugin "chatlog" (streamer.kinds, from package '
+        "fake-plugin) is not valid: str is not an ArtifactKind (hint: see docs/plugins.md for "
+        "what each group takes)",
+    ),
+    (
+        ["validate", "."],
+        "streamer.kinds",
+        "fake_plugin_module:broken_module_attribute",
+        'streamer: error: artifact kind family plugin "chatlog" (streamer.kinds, from package '
+        "fake-plugin) cannot be loaded: AttributeError importing "
+        "fake_plugin_module:broken_module_attribute (hint: reinstall or uninstall the package "
+        "that provides it)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "group", "value", "line"), BROKEN)
+def test_a_broken_plugin_is_one_content_safe_line_through_the_cli(
+    tmp_path: Path, args: list[str], group: str, value: str, line: str
+) -> None:
+    site = fake_plugin(tmp_path / "site", group, "chatlog", value, MODULE)
+    run = run_cli(args, cwd=tmp_path, path=[site])
+    assert (run.status, run.stdout, run.stderr) == (2, b"", line + "\n")
+    assert SECRET not in run.stderr
+
+
+class Toast(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    toast_id: NonEmpty
+    raised_by: NonEmpty | None
+    source_refs: SourceReferences
+
+
+def test_labels_name_members_of_the_record_and_default_to_the_member() -> None:
+    kind = ArtifactKind(
+        name="test/toasts",
+        default_lane="toasts",
+        question="Who raises a toast?",
+        record=Toast,
+        labels={"source_refs": "Evidence"},
+    )
+    assert [kind.label(m) for m in ("toast_id", "raised_by", "source_refs")] == [
+        "Toast id",
+        "Raised by",
+        "Evidence",
+    ]
+    spells = api.default_registry().get("dnd/spell-casts", where="test")
+    assert [spells.label(m) for m in spells.records.members] == [
+        "Spell cast",
+        "Spell",
+        "Caster",
+        "Evidence",
+    ]
+    with pytest.raises(ValueError, match="labels names 'drink', not a member of Toast"):
+        ArtifactKind(
+            name="test/toasts",
+            default_lane="toasts",
+            question="Who raises a toast?",
+            record=Toast,
+            labels={"drink": "Drink"},
+        )
+
+
+def test_a_kind_registered_twice_is_a_configuration_error() -> None:
+    registry = api.default_registry()
+    with pytest.raises(ConfigurationError, match="dnd/npcs is registered twice"):
+        registry.register(registry.get("dnd/npcs", where="test"))
