@@ -19,8 +19,9 @@ import orjson
 import pytest
 
 from streamer import api
+from streamer.framework import json_events
 from streamer.framework.kinds.registry import SchemaIdentity
-from streamer.validation import chunk_map, evidence_check, json_stream, repeated_ids
+from streamer.validation import chunk_map, evidence_check, repeated_ids
 from tests.bundle_support import receipt, run_bundle
 from tests.support import config_dict, lane_output, npc, ref, run_cli, spell, units, write_case
 
@@ -685,7 +686,7 @@ def test_rules_hold_with_tiny_blocks(
 ) -> None:
     if "FIFO" in rule.name:
         pytest.skip("the FIFO case is the same in process")
-    monkeypatch.setattr(json_stream, "BLOCK_SIZE", 7)
+    monkeypatch.setattr(json_events, "BLOCK_SIZE", 7)
     monkeypatch.setattr(evidence_check, "BATCH", 2)
     monkeypatch.setattr(repeated_ids, "RUN", 3)
     rule.plant(bundle)
@@ -697,7 +698,7 @@ def test_rules_hold_with_tiny_blocks(
 def test_the_valid_bundle_is_valid_with_tiny_blocks(
     bundle: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(json_stream, "BLOCK_SIZE", 3)
+    monkeypatch.setattr(json_events, "BLOCK_SIZE", 3)
     monkeypatch.setattr(evidence_check, "BATCH", 1)
     assert api.validate_bundle(bundle).problems == []
     assert chunk_map is not None

@@ -1,4 +1,7 @@
-"""JSON read as bytes, before any parser builds it: nesting depth and duplicate members.
+"""JSON read as bytes, before any parser builds it: nesting depth, where an array's items
+end, and duplicate members. The byte half of the streaming-JSON layer that the source
+reader, the importers, validation and the report share (``json_events`` is the event
+half, and says who uses what, and why they differ).
 
 ``NestingScan`` follows a JSON text fed one buffer at a time (strings may span buffers)
 and knows, after each buffer, the nesting depth after every bracket that is not inside a
@@ -14,7 +17,14 @@ without a second parse in the common case: in valid JSON every member name and e
 string value is one string, so a text whose parsed value has fewer strings than the text
 has string literals repeated a member (the parser dropped the repeated member and its
 value). ``string_literals`` counts them in C; ``first_duplicate`` locates the duplicate,
-with its JSON path, only when the counts disagree.
+with its JSON path, only when the counts disagree. The parsed side is counted as its
+reader can do it most cheaply: ``parsed_strings`` walks a small value (``check_unique``:
+lane outputs), the importers re-encode a run of items and count that in C, and the source
+reader compares sizes with the canonical lines it makes anyway.
+
+``array_cut`` finds, in a buffer fed to ``NestingScan``, where the items of an array end
+(``first_at`` and ``last_at`` read the profile): the source reader (``units``) and the
+importers (``TURNS``, ``segments``) decode the complete items of each buffer at once.
 """
 
 from __future__ import annotations
@@ -198,3 +208,36 @@ def bracket_position(neutral: bytes, in_string_at_end: bool, from_end: int) -> i
             if count == from_end:
                 return len(neutral) - 1 - index
     raise ValueError("no such bracket")  # pragma: no cover - the profile counted it
+
+
+def first_at(profile: list[int], depth: int) -> int | None:
+    """The first index after 0 at which ``profile`` (``NestingScan.feed``) holds
+    ``depth``: the first bracket after which the text is at that depth."""
+    try:
+        return profile.index(depth, 1)
+    except ValueError:
+        return None
+
+
+def last_at(profile: list[int], depth: int) -> int | None:
+    """The last index after 0 at which ``profile`` holds ``depth``."""
+    try:
+        return len(profile) - 1 - profile[:0:-1].index(depth)
+    except ValueError:
+        return None
+
+
+def array_cut(neutral: bytes, profile: list[int], in_string_at_end: bool) -> tuple[int, int]:
+    """Where a buffer cuts an array that is a member of the top-level object (its items at
+    depth 2; ``neutral`` and ``profile`` from ``NestingScan.feed``): ``(end, -1)``, the
+    index of the ``]`` (or wrong ``}``) that closes the array, when it closes in this
+    buffer; else ``(-1, last)``, the index of the last bracket that ends an item (-1:
+    no item ends in this buffer)."""
+    brackets = len(profile) - 1
+    end = first_at(profile, 1)
+    if end is not None:
+        return bracket_position(neutral, in_string_at_end, brackets - end + 1), -1
+    last = last_at(profile, 2)
+    if last is None:
+        return -1, -1
+    return -1, bracket_position(neutral, in_string_at_end, brackets - last + 1)

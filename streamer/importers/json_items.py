@@ -43,11 +43,10 @@ from streamer.framework.json_bytes import (
     MAX_NESTING,
     NestingError,
     NestingScan,
-    bracket_position,
-    duplicate_message,
-    member_path,
+    array_cut,
     string_literals,
 )
+from streamer.framework.json_events import MemberNames
 
 BUFFER_SIZE = 1 << 16
 _WHITE_SPACE = b" \t\r\n"
@@ -82,24 +81,13 @@ class _Tap:
     def events(self, events: Iterator[tuple[str, str, Any]]) -> Iterator[tuple[str, str, Any]]:
         member = self.member
         inside = False  # between the member's start_array and its end_array
-        names: list[set[str] | None] = []  # the member names of each open object
+        names = MemberNames(SourceError)
         for prefix, event, value in events:
             if not self.started:
                 self.started = True
                 if event != "start_map":
                     raise SourceError("$ must be a JSON object")
-            if event == "map_key":
-                seen = names[-1]
-                assert seen is not None
-                if value in seen:
-                    raise SourceError(duplicate_message(_path(prefix), value))
-                seen.add(value)
-            elif event == "start_map":
-                names.append(set())
-            elif event == "start_array":
-                names.append(None)
-            elif event in ("end_map", "end_array"):
-                names.pop()
+            names.event(prefix, event, value)
             if inside:
                 if prefix == member and event == "end_array":
                     inside = False
@@ -110,7 +98,7 @@ class _Tap:
                 _, event, value = next(events, ("", "end", None))
                 if event != "start_array":
                     raise SourceError(f"$.{member} must be an array")
-                names.append(None)
+                names.event(member, event, value)
                 inside = True
                 yield member, event, value
 
@@ -171,7 +159,7 @@ def _top_level_arrays(
     """The document's events checked as ``_Tap`` checks them; for each array that is a
     member of the top-level object, ``(member name, its items)`` (to be read at once)."""
     member = progress.member
-    names: list[set[str] | None] = []  # the member names of each open object
+    names = MemberNames(SourceError)
     name = ""  # the last member name of the top-level object
     expect_array = False
     for prefix, event, value in ijson.parse(source, buf_size=BUFFER_SIZE):
@@ -183,24 +171,13 @@ def _top_level_arrays(
             expect_array = False
             if event != "start_array":
                 raise SourceError(f"$.{member} must be an array")
-        if event == "map_key":
-            seen = names[-1]
-            assert seen is not None
-            if value in seen:
-                raise SourceError(duplicate_message(_path(prefix), value))
-            seen.add(value)
-            if len(names) == 1:
-                name = value
-                if value == member:
-                    progress.found = expect_array = True
-        elif event == "start_map":
-            names.append(set())
-        elif event == "start_array":
-            if len(names) == 1 and source.at_array:
-                yield name, source.items(name)
-            names.append(None)
-        elif event in ("end_map", "end_array"):
-            names.pop()
+        if event == "map_key" and names.depth == 1:
+            name = value
+            if value == member:
+                progress.found = expect_array = True
+        elif event == "start_array" and names.depth == 1 and source.at_array:
+            yield name, source.items(name)
+        names.event(prefix, event, value)
 
 
 class _Diverting:
@@ -248,24 +225,20 @@ class _Diverting:
                     yield from _reference_items(name, b"".join(pending), first, closed=False)
                     raise ijson.IncompleteJSONError("the input ends inside an array")
             neutral, profile = scan.feed(data)
-            brackets = len(profile) - 1
-            end = _first(profile, 1)
-            if end is not None:  # the array ends in this buffer
-                position = bracket_position(neutral, scan.in_string, brackets - end + 1)
-                if data[position : position + 1] != b"]":  # a "}" closes it: not JSON; the
+            end, position = array_cut(neutral, profile, scan.in_string)
+            if end >= 0:  # the array ends in this buffer
+                if data[end : end + 1] != b"]":  # a "}" closes it: not JSON; the
                     # reference path reads up to it and says where
-                    run = b"".join((*pending, data[: position + 1]))
+                    run = b"".join((*pending, data[: end + 1]))
                     yield from _reference_items(name, run, first, closed=False)
                     raise ijson.IncompleteJSONError("an array closed by a brace")
-                yield from _run(name, b"".join((*pending, data[:position])), first, final=True)
-                self._held = data[position:]
+                yield from _run(name, b"".join((*pending, data[:end])), first, final=True)
+                self._held = data[end:]
                 return
-            last = _last(profile, 2)
-            if last is None:  # no item ends in this buffer
+            if position < 0:  # no item ends in this buffer
                 pending.append(data)
                 data = b""
                 continue
-            position = bracket_position(neutral, scan.in_string, brackets - last + 1)
             run = b"".join((*pending, data[: position + 1]))
             pending = [data[position + 1 :]]
             data = b""
@@ -289,20 +262,6 @@ def _top_level_array(neutral: bytes, in_string: bool, depth: int) -> int:
             else:
                 depth -= 1
     return -1
-
-
-def _first(profile: list[int], value: int) -> int | None:
-    for index in range(1, len(profile)):
-        if profile[index] == value:
-            return index
-    return None
-
-
-def _last(profile: list[int], value: int) -> int | None:
-    for index in range(len(profile) - 1, 0, -1):
-        if profile[index] == value:
-            return index
-    return None
 
 
 def _run(name: str, run: bytes, first: bool, *, final: bool) -> Iterator[Any]:
@@ -342,12 +301,3 @@ def _reference_items(name: str, body: bytes, first: bool, *, closed: bool) -> It
     tap = _Tap(name)
     events = tap.events(ijson.parse(_Bounded(io.BytesIO(document)), buf_size=BUFFER_SIZE))
     yield from ijson.items(events, f"{name}.item")
-
-
-def _path(prefix: str) -> str:
-    """The JSON path of the object whose ijson prefix is ``prefix`` (``a.item.b``):
-    array positions are not tracked, ``[*]`` stands for them."""
-    path = "$"
-    for part in prefix.split(".") if prefix else ():
-        path = f"{path}[*]" if part == "item" else member_path(path, part)
-    return path

@@ -1,10 +1,13 @@
 """The evidence-context document of a bundle, streamed: never held whole in memory.
 
 ijson reads the document in several lock-step passes over the same file, each building
-only what its prefix selects: the header members, then for each context its end unit ID
-and its references (small), and the context's units one at a time. The document has been
-validated first, so each context ends with the unit its ``end_unit_id`` names and no unit
-ID repeats: the units of a context are those up to that one.
+only what its prefix selects: the header members (``framework.json_events.first_item``),
+then for each context its end unit ID and its references (small), and the context's units
+one at a time. The document has been validated first, so each context ends with the unit
+its ``end_unit_id`` names and no unit ID repeats: the units of a context are those up to
+that one. (Validation's one pass, ``json_events.stream``, sees the members of a context in
+document order; the report needs a context's head before its units, whatever their order,
+without holding the units: hence the passes.)
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import ijson
 
 from streamer.framework.errors import InputError
+from streamer.framework.json_events import first_item
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 
 UnitRow = tuple[str, str, str, str | None, int | None, int | None]
@@ -39,10 +43,9 @@ class ContextHead:
 
 def _first(path: Path, prefix: str, buffer_size: int) -> Any:
     with path.open("rb") as file:
-        items = ijson.items(file, prefix, buf_size=buffer_size)
         try:
-            return next(iter(items))
-        except StopIteration:
+            return first_item(file, prefix, buffer_size)
+        except KeyError:
             raise InputError(f"{path.name}: {prefix} is missing") from None
 
 

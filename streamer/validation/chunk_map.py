@@ -16,11 +16,11 @@ from typing import Annotated, Any
 import msgspec
 
 from streamer.framework.chunking.chunker import chunk_id
+from streamer.framework.json_events import ITEM, JsonError, item_events, stream
 from streamer.framework.source.unit import NonEmpty
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, CHUNK_MAP_SCHEMA
 from streamer.validation.bundle_files import Unreadable, open_document
 from streamer.validation.index_check import Described, check_descriptor
-from streamer.validation.json_stream import ITEM, JsonError, item_events, stream
 from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import schema_of, schema_problems
 from streamer.validation.skeleton import Skeleton

@@ -1,6 +1,6 @@
 """``evidence-context.json``, checked as a stream: it can be larger than memory.
 
-The document is read once with ijson (``json_stream``): each unit and each reference is
+The document is read once with ijson (``framework.json_events``): each unit and each reference is
 built in C, the rest of the document (its header and each context's bounds) is built by a
 ``Skeleton`` and checked by jsonschema. Units are decoded a batch at a time by msgspec
 into ``SourceUnit`` (the source unit's one declaration); only a unit that fails is
@@ -26,6 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, Any
 
+from streamer.framework.json_events import JsonError, stream
 from streamer.validation.bundle_files import Unreadable, open_document
 from streamer.validation.chunk_map import Anchors
 from streamer.validation.evidence_contexts import ContextRules
@@ -41,7 +42,6 @@ from streamer.validation.evidence_shape import (
 )
 from streamer.validation.evidence_units import Context, Finished, UnitRules
 from streamer.validation.index_check import Described, check_descriptor
-from streamer.validation.json_stream import JsonError, stream
 from streamer.validation.repeated_ids import IdHashes
 from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import Failure, failure_lines, schema_failures, schema_of

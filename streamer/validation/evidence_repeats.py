@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from streamer.framework.json_events import ITEM, stream
 from streamer.framework.safe_text import quoted
 from streamer.validation.evidence_shape import UNITS, stream_items
-from streamer.validation.json_stream import ITEM, stream
 from streamer.validation.skeleton import Skeleton
 
 

@@ -27,8 +27,9 @@ from streamer.framework.json_bytes import (
     MAX_NESTING,
     NestingError,
     NestingScan,
-    bracket_position,
+    array_cut,
     duplicate_message,
+    first_at,
     first_duplicate,
 )
 from streamer.framework.source.envelope import Envelope, skip_space
@@ -122,21 +123,17 @@ class JsonUnits:
                 self._tail_container(b"".join((*state.tail, chunk)))
             state.tail.append(chunk)
             return
-        brackets = len(profile) - 1
-        end = _first(profile, 1)
-        if end is not None:  # ``units`` ends in this buffer
-            position = bracket_position(neutral, scan.in_string, brackets - end + 1)
-            run = b"".join((*state.pending, chunk[:position]))
+        end, position = array_cut(neutral, profile, scan.in_string)
+        if end >= 0:  # ``units`` ends in this buffer
+            run = b"".join((*state.pending, chunk[:end]))
             yield from self._run(run, state.count, final=True)
-            state.tail = [chunk[position + 1 :]]
-            if max(profile[end:]) > 1:
+            state.tail = [chunk[end + 1 :]]
+            if max(profile[first_at(profile, 1) :]) > 1:
                 self._tail_container(state.tail[0])
             return
-        last = _last(profile, 2)
-        if last is None:  # no item ends in this buffer
+        if position < 0:  # no item ends in this buffer
             state.pending.append(chunk)
             return
-        position = bracket_position(neutral, scan.in_string, brackets - last + 1)
         run = b"".join((*state.pending, chunk[: position + 1]))
         state.pending = [chunk[position + 1 :]]
         state.scan = None  # an item ends here: the quick way may resume
@@ -285,22 +282,6 @@ def _locate_item_problem(body: bytes, base: int) -> None:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _first(profile: list[int], value: int) -> int | None:
-    """The first index after 0 at which ``profile`` holds ``value``."""
-    try:
-        return profile.index(value, 1)
-    except ValueError:
-        return None
-
-
-def _last(profile: list[int], value: int) -> int | None:
-    """The last index after 0 at which ``profile`` holds ``value``."""
-    try:
-        return len(profile) - 1 - profile[:0:-1].index(value)
-    except ValueError:
-        return None
 
 
 def _place(count: int) -> str:

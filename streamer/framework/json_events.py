@@ -1,6 +1,24 @@
-"""Reading a large JSON document as a stream: one array's items built in C, the rest as events.
+"""Large JSON documents read as ijson events: the streaming-JSON layer's event half.
 
-``stream(file, [(PREFIX, EVENTS)])`` parses ``file`` a block at a time with
+streamer reads four kinds of large JSON, each with a different duty, so each reads it its
+own way; what they have in common is here and in ``framework.json_bytes`` (bytes before a
+parser sees them: nesting depth, where an array's items end, repeated member names):
+
+* the source reader (``framework.source``) parses units with msgspec a buffer at a time,
+  cut by ``json_bytes`` (``NestingScan``, ``array_cut``, ``first_at``/``last_at``), and
+  counts strings to refuse repeated members (``units.has_duplicate_members``: it compares
+  sizes with the canonical lines it must make anyway, cheaper than a second count);
+* the importers of JSON formats (``importers.json_items``) cut the top-level arrays the
+  same way, and check the rest as events with ijson, refusing repeated member names with
+  ``MemberNames``; an error is located by a reference pass over the events, which quotes
+  nothing (ijson's own messages quote the input);
+* validation (``framework.json_events.stream``) checks a whole published document in one
+  pass of events, every item built in C, against its schema: it must see every event;
+* the report (``report.evidence_stream``) reads a document that validation has accepted,
+  so it checks nothing: ``first_item`` for its header, and lock-step ``ijson.items`` passes
+  for its contexts, which keeps one unit in memory however the members are ordered.
+
+``stream(file, [(PREFIX, EVENTS)])`" parses ``file`` a block at a time with
 ijson (push mode: each block's events land in a list, never one Python call per event).
 Every event is fed to ijson's item builder for ``PREFIX`` (an array's items, e.g. the
 units of every context), and the events that are not inside an item are kept for the
@@ -25,6 +43,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 import ijson
+
+from streamer.framework.json_bytes import duplicate_message, member_path
 
 ITEM = "item"
 BLOCK_SIZE = 1 << 16
@@ -111,3 +131,52 @@ def stream(
             del built[:]
         if not data:
             return
+
+
+class MemberNames:
+    """The member names of each open object, followed on ijson's ``parse`` events: a
+    name repeated in one object raises ``error`` (RFC 7493), with the object's path."""
+
+    def __init__(self, error: Callable[[str], Exception]) -> None:
+        self._open: list[set[str] | None] = []  # an object's names; None: an array
+        self._error = error
+
+    @property
+    def depth(self) -> int:
+        """The containers open (1: inside the top-level value)."""
+        return len(self._open)
+
+    def event(self, prefix: str, event: str, value: Any) -> None:
+        if event == "map_key":
+            seen = self._open[-1]
+            assert seen is not None
+            if value in seen:
+                raise self._error(duplicate_message(prefix_path(prefix), value))
+            seen.add(value)
+        elif event == "start_map":
+            self._open.append(set())
+        elif event == "start_array":
+            self._open.append(None)
+        elif event in ("end_map", "end_array"):
+            self._open.pop()
+
+
+def prefix_path(prefix: str) -> str:
+    """The JSON path of the value whose ijson prefix is ``prefix`` (``a.item.b``):
+    array positions are not tracked, ``[*]`` stands for them."""
+    path = "$"
+    for part in prefix.split(".") if prefix else ():
+        path = f"{path}[*]" if part == "item" else member_path(path, part)
+    return path
+
+
+_MISSING = object()
+
+
+def first_item(file: IO[bytes], prefix: str, buffer_size: int = BLOCK_SIZE) -> Any:
+    """The first value at ``prefix`` in ``file``, reading no further; ``KeyError`` when
+    the document has none."""
+    found = next(iter(ijson.items(file, prefix, buf_size=buffer_size)), _MISSING)
+    if found is _MISSING:
+        raise KeyError(prefix)
+    return found
