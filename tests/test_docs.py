@@ -23,6 +23,7 @@ from streamer.configuration.model import (
     DEFAULT_WINDOW_UNITS,
 )
 from streamer.framework.errors import ConfigurationError, ExitStatus, InputError, StreamerError
+from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from tests.bundle_support import DEMO
 from tests.support import REPO, run_cli
 
@@ -262,6 +263,17 @@ def test_the_documented_defaults_are_the_code_defaults() -> None:
     assert f"| `{DEFAULT_MAX_UNITS}` |" in rows["`pipeline.chunking.max_units`"]
     assert f"| `{DEFAULT_OVERLAP_UNITS}` |" in rows["`pipeline.chunking.overlap_units`"]
     assert f"| `{DEFAULT_WINDOW_UNITS}` |" in rows["`output.options.evidence_context.window_units`"]
+
+
+def test_every_stated_read_size_is_the_code_default() -> None:
+    """The README and the API reference state the size a source is read by; it is the
+    reader's default (both said 1 MB once the code read 128 KiB)."""
+    expected = f"{DEFAULT_BUFFER_SIZE >> 10} KiB"
+    readme = text(REPO / "README.md")
+    stated = re.findall(r"(\d+ (?:KiB|MiB|MB|KB)) (?:blocks|buffers)", readme)
+    assert stated and set(stated) == {expected}
+    sizes = re.findall(r"buffer_size[^|;)]*?(\d+ (?:KiB|MiB|MB|KB))", text(DOCS / "integration.md"))
+    assert sizes and set(sizes) == {expected}
 
 
 def test_the_artifact_kinds_table_is_the_registry() -> None:
