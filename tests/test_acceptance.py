@@ -381,7 +381,7 @@ QUOTES: ArtifactKind[Quote] = ArtifactKind(
     question="Which lines are quoted?",
     record=Quote,
     id_member="quote_id",
-    evidence=lambda record: (record.cites,),
+    evidence_member="cites",
 )
 SILENT: ArtifactKind[Silent] = ArtifactKind(
     name="test/silent",

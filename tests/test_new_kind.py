@@ -1,7 +1,8 @@
-"""Adding an artifact kind is one declaration, one registration and its tests
-(``docs/kinds.md``): a kind defined here only, never shipped, goes through configuration,
-the bundle and its evidence context, and gets its parser, errors, schema and model-facing
-record from its one ``Struct``."""
+"""A kind registered at run time by a library, without an entry point (``docs/kinds.md``;
+an installed plugin kind runs through every command in ``tests/test_plugin_package.py``):
+it goes through configuration, the bundle and its evidence context, and ``validate``,
+``report`` and ``schema`` take the same registry; its parser, errors, schema and
+model-facing record come from its one ``Struct``."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ OATHS: ArtifactKind[Oath] = ArtifactKind(
     question="Which oaths are sworn, and by whom?",
     record=Oath,
     id_member="oath_id",
-    evidence=lambda record: record.source_refs,
+    evidence_member="source_refs",
 )
 
 

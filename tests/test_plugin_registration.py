@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -15,12 +16,14 @@ import pytest
 from streamer import api
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.engines import ENGINES
+from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
 from streamer.framework.kinds.records import NonEmpty, SourceReferences
 from streamer.framework.kinds.registry import KIND_PLUGINS, ArtifactKind
 from streamer.framework.plugins import PluginError, Plugins
+from streamer.framework.source.reference import SourceReference
 from streamer.importers.formats import FORMATS
 from streamer.output.modules import OUTPUTS
-from tests.support import run_cli
+from tests.support import ref, run_cli
 
 SECRET = "SECRET-TRANSCRIPT-LINE"
 
@@ -162,3 +165,100 @@ def test_a_kind_registered_twice_is_a_configuration_error() -> None:
     registry = api.default_registry()
     with pytest.raises(ConfigurationError, match="dnd/npcs is registered twice"):
         registry.register(registry.get("dnd/npcs", where="test"))
+
+
+class Scene(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    scene_id: NonEmpty
+    mood: NonEmpty | None
+    source_ref: SourceReference
+
+
+def toasts(**declared: Any) -> ArtifactKind[Toast]:
+    fields: dict[str, Any] = {
+        "name": "test/toasts",
+        "default_lane": "toasts",
+        "question": "Who raises a toast?",
+        "record": Toast,
+        "id_member": "toast_id",
+        "evidence_member": "source_refs",
+        "normalization": NormalizationSpec(id_prefix="toast", name_members=("raised_by",)),
+    }
+    return ArtifactKind(**{**fields, **declared})
+
+
+class Catalogue:
+    def canonical(self, value: str) -> str:
+        return value
+
+
+WRONG_MEMBERS = [
+    ({"id_member": "id"}, "id_member names 'id', not a member of Toast"),
+    ({"evidence_member": "refs"}, "evidence_member names 'refs', not a member of Toast"),
+    (
+        {"evidence_member": "raised_by"},
+        "evidence_member 'raised_by' is not a SourceReference or SourceReferences member",
+    ),
+    (
+        {"normalization": NormalizationSpec(id_prefix="t", name_members=("drinker",))},
+        "name_members names 'drinker', not a member of Toast",
+    ),
+    (
+        {"normalization": NormalizationSpec(id_prefix="t", catalogs={"drink": Catalogue()})},
+        "catalogs names 'drink', not a member of Toast",
+    ),
+    (
+        {
+            "normalization": NormalizationSpec(
+                id_prefix="t", collapse=Collapse.REGISTRY, key_member="host"
+            )
+        },
+        "key_member names 'host', not a member of Toast",
+    ),
+    (
+        {"normalization": NormalizationSpec(id_prefix="t", textual_members=("toast",))},
+        "textual_members names 'toast', not a member of Toast",
+    ),
+    (
+        {"evidence_member": None},
+        "an extracted kind cites evidence: evidence_member is required",
+    ),
+    (
+        {"normalization": NormalizationSpec(id_prefix="t", collapse=Collapse.SPAN)},
+        "the span rule is the rule of kinds citing one SourceReference, and theirs only",
+    ),
+]
+
+
+@pytest.mark.parametrize(("declared", "message"), WRONG_MEMBERS)
+def test_every_member_a_declaration_names_is_checked_when_it_is_declared(
+    declared: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError) as raised:
+        toasts(**declared)
+    assert str(raised.value) == f"artifact kind test/toasts: {message}"
+
+
+def test_the_projection_and_the_identity_rule_come_from_the_evidence_member() -> None:
+    many = toasts()
+    record = many.parse_record(
+        {"toast_id": "t1", "raised_by": None, "source_refs": [ref("a"), ref("b", "c")]}, "$"
+    )
+    assert many.evidence is not None and not many.cites_one
+    assert many.evidence(record) == (SourceReference("a", "a"), SourceReference("b", "c"))
+    assert many.normalization is not None and many.normalization.collapse is Collapse.OCCURRENCE
+
+    one = ArtifactKind(
+        name="test/scenes",
+        default_lane="scenes",
+        question="Which scenes?",
+        record=Scene,
+        id_member="scene_id",
+        evidence_member="source_ref",
+        normalization=NormalizationSpec(id_prefix="scene"),
+    )
+    scene = one.parse_record({"scene_id": "s", "mood": None, "source_ref": ref("d")}, "$")
+    assert one.evidence is not None and one.cites_one
+    assert one.evidence(scene) == (SourceReference("d", "d"),)
+    assert one.normalization is not None and one.normalization.collapse is Collapse.SPAN
+    roster = api.default_registry().get("dnd/party-roster", where="test")
+    assert (roster.evidence, roster.exposes_evidence) == (None, False)

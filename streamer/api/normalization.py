@@ -172,7 +172,7 @@ def normalize(
         if strict:
             checks[lane_id] = Support(spec, terms.names, party)
         for raw in file.candidates:
-            ids, chunk_id = cited(raw, spec)
+            ids, chunk_id = cited(raw, kind)
             unit_ids |= ids
             chunk_ids.add(chunk_id)
             if strict:

@@ -63,33 +63,34 @@ def spec_of(kind: ArtifactKind[Any]) -> NormalizationSpec:
     return spec
 
 
-def cited_ranges(raw: RawCandidate, spec: NormalizationSpec) -> list[tuple[str, str]]:
+def cited_ranges(raw: RawCandidate, kind: ArtifactKind[Any]) -> list[tuple[str, str]]:
     """The (start, end) unit IDs of a candidate line's references (read before the source
     pass; a reference that is not two strings is left to grounding)."""
     pairs = []
-    for _, reference in _references(raw.record, spec):
+    for _, reference in _references(raw.record, kind):
         start, end = reference.get("start_unit_id"), reference.get("end_unit_id")
         if type(start) is str and type(end) is str:
             pairs.append((start, end))
     return pairs
 
 
-def cited(raw: RawCandidate, spec: NormalizationSpec) -> tuple[set[str], str]:
+def cited(raw: RawCandidate, kind: ArtifactKind[Any]) -> tuple[set[str], str]:
     """The unit IDs a candidate line may cite (read before the source pass) and its chunk."""
     ids: set[str] = set()
-    for _, reference in _references(raw.record, spec):
+    for _, reference in _references(raw.record, kind):
         ids.update(value for value in reference.values() if type(value) is str)
     return ids, raw.chunk_id
 
 
-def _references(record: Any, spec: NormalizationSpec) -> list[tuple[str, dict[str, Any]]]:
-    """The (path, reference) pairs of a record, read defensively (it may be invalid)."""
-    if type(record) is not dict:
+def _references(record: Any, kind: ArtifactKind[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The (path, reference) pairs of a record, read defensively (it may be invalid), from
+    the kind's declared evidence member: one reference, or a list of them."""
+    member = kind.evidence_member
+    if type(record) is not dict or member is None:
         return []
-    member = spec.evidence_member
-    value = record.get(member) if member is not None else None
+    value = record.get(member)
     base = f"$.record.{member}"
-    if member == "source_ref":
+    if kind.cites_one:
         return [(base, value)] if type(value) is dict else []
     if type(value) is not list:
         return []
@@ -164,7 +165,7 @@ def canonical_members(
     except RecordError as error:
         return Problem(Reason.INVALID_RECORD, error.path)
     record = kind.record_to_json(parsed)
-    members = {name: value for name, value in record.items() if name != spec.evidence_member}
+    members = {name: value for name, value in record.items() if name != kind.evidence_member}
     for name in spec.name_members:
         if members.get(name) is not None:
             members[name] = names.canonical(members[name])
@@ -179,7 +180,7 @@ def expect(raw: RawCandidate, kind: ArtifactKind[Any], names: Names, support: Su
     spec = spec_of(kind)
     canonical = canonical_members(raw, kind, spec, names)
     if not isinstance(canonical, Problem):
-        support.expect(canonical[1], cited_ranges(raw, spec))
+        support.expect(canonical[1], cited_ranges(raw, kind))
 
 
 def _accept(
@@ -194,7 +195,7 @@ def _accept(
     if isinstance(canonical, Problem):
         return canonical
     record, members = canonical
-    refs = ground(chunks.get(raw.chunk_id), _references(record, spec), positions)
+    refs = ground(chunks.get(raw.chunk_id), _references(record, kind), positions)
     if isinstance(refs, Problem):
         return refs
     identity = {
@@ -234,9 +235,9 @@ def _records(
         for member in kind.records.members:
             if member == kind.id_member:
                 data[member] = identifier
-            elif member == spec.evidence_member:
+            elif member == kind.evidence_member:
                 refs = [ref.to_json() for ref in group.refs]
-                data[member] = refs[0] if spec.collapse is Collapse.SPAN else refs
+                data[member] = refs[0] if kind.cites_one else refs
             else:
                 data[member] = group.members[member]
         records.append(kind.parse_record(data, f"$.records[{index}]"))

@@ -2,19 +2,18 @@
 
 Each kind answers one question with the smallest record (ADR-0009). A record is one
 msgspec ``Struct``: its parser, encoder, JSON Schema and model-facing record (the record
-without its ID member) all come from it. Every kind but the party roster exposes its
-evidence through a typed projection.
+without its ID member) all come from it. Every kind but the party roster names its
+``evidence_member``, from which its typed evidence projection comes.
 
-Adding a kind: declare its record ``Struct`` here (``forbid_unknown_fields=True``, the
-ID member first, members in published order), add one ``ArtifactKind`` to ``KINDS``
-(name, default lane, question, record, ``id_member``, ``evidence``,
-``normalization``), regenerate the shipped schema (``tests/test_schemas.py`` says how),
-and test it. ``docs/kinds.md`` has the whole recipe.
+``KINDS`` is registered as the ``streamer.kinds`` entry point ``dnd`` (``pyproject.toml``),
+as a plugin registers its own (``docs/plugins.md``). Adding a D&D kind: declare its record
+``Struct`` here (``forbid_unknown_fields=True``, the ID member first, members in published
+order), add one ``ArtifactKind`` to ``KINDS``, regenerate the shipped schema
+(``tests/test_schemas.py`` says how), and test it. ``docs/kinds.md`` has the recipe.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -77,15 +76,6 @@ class PartyMember(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 _EVIDENCE = {"source_refs": "Evidence"}
 
 
-def _cited(record: Any) -> Sequence[SourceReference]:
-    refs: list[SourceReference] = record.source_refs
-    return refs
-
-
-def _scene(record: SceneDescription) -> Sequence[SourceReference]:
-    return (record.source_ref,)
-
-
 KINDS: tuple[ArtifactKind[Any], ...] = (
     ArtifactKind(
         name="dnd/spell-casts",
@@ -94,7 +84,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SpellCast,
         labels={"spell_cast_id": "Spell cast", "spell": "Spell", "caster": "Caster", **_EVIDENCE},
         id_member="spell_cast_id",
-        evidence=_cited,
+        evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.SPELL_CASTS, rules=SpellCastRules()),
         normalization=normalization.SPELL_CASTS,
     ),
@@ -105,7 +95,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=Npc,
         labels={"npc_id": "NPC", "name": "Name", **_EVIDENCE},
         id_member="npc_id",
-        evidence=_cited,
+        evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.NPCS),
         normalization=normalization.NPCS,
     ),
@@ -116,7 +106,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=NpcInteraction,
         labels={"interaction_id": "Interaction", "npc": "NPC", **_EVIDENCE},
         id_member="interaction_id",
-        evidence=_cited,
+        evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.NPC_INTERACTIONS),
         normalization=normalization.NPC_INTERACTIONS,
     ),
@@ -127,7 +117,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=CombatTurn,
         labels={"turn_id": "Turn", "combatant": "Combatant", "round": "Round", **_EVIDENCE},
         id_member="turn_id",
-        evidence=_cited,
+        evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.COMBAT_TURNS),
         normalization=normalization.COMBAT_TURNS,
     ),
@@ -144,7 +134,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
             **_EVIDENCE,
         },
         id_member="item_event_id",
-        evidence=_cited,
+        evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.ITEM_EVENTS),
         normalization=normalization.ITEM_EVENTS,
     ),
@@ -155,7 +145,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         record=SceneDescription,
         labels={"scene_id": "Scene", "location": "Location", "source_ref": "Evidence"},
         id_member="scene_id",
-        evidence=_scene,
+        evidence_member="source_ref",
         extraction=ExtractionSpec(prompts.SCENE_DESCRIPTIONS),
         normalization=normalization.SCENE_DESCRIPTIONS,
     ),

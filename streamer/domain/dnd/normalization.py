@@ -52,9 +52,6 @@ ITEM_EVENTS = NormalizationSpec(
     actor_members=("holder",),
 )
 SCENE_DESCRIPTIONS = NormalizationSpec(
-    id_prefix="scene",
-    collapse=Collapse.SPAN,
-    evidence_member="source_ref",
-    textual_members=("location",),
+    id_prefix="scene", collapse=Collapse.SPAN, textual_members=("location",)
 )
-PARTY_ROSTER = NormalizationSpec(id_prefix="", evidence_member=None, glossary_section="party")
+PARTY_ROSTER = NormalizationSpec(id_prefix="", glossary_section="party")

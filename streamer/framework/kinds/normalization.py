@@ -60,8 +60,10 @@ class SpokenCatalog(Catalog, Protocol):
 class NormalizationSpec:
     """A kind's normalization: declared by its domain, applied by the generic stage.
 
-    ``evidence_member`` is the member that cites evidence (``source_refs``, a list, or
-    for ``SPAN`` kinds ``source_ref``, one reference). ``name_members`` are canonicalized
+    ``collapse`` is the identity rule; left out, the kind's evidence member decides it
+    (``SPAN`` for a kind citing one reference, else ``OCCURRENCE``: ``ArtifactKind``
+    fills it in). The member citing evidence is the kind's ``evidence_member``, declared
+    once on the ``ArtifactKind``. ``name_members`` are canonicalized
     through the glossary's aliases (``null`` stays ``null``). ``catalogs`` maps a member to
     the catalog its values are canonicalized against. ``key_member`` is the member whose
     name key identifies a ``REGISTRY`` record. ``glossary_section``: the kind is never
@@ -72,8 +74,7 @@ class NormalizationSpec:
     """
 
     id_prefix: str
-    collapse: Collapse = Collapse.OCCURRENCE
-    evidence_member: str | None = "source_refs"
+    collapse: Collapse | None = None
     name_members: tuple[str, ...] = ()
     catalogs: Mapping[str, Catalog] = field(default_factory=dict)
     key_member: str | None = None
@@ -86,12 +87,8 @@ class NormalizationSpec:
             raise ValueError("actor_members must be textual_members too")
         if self.glossary_section is not None:
             return
-        if self.evidence_member is None:
-            raise ValueError("an extracted kind cites evidence: evidence_member is required")
         if (self.collapse is Collapse.REGISTRY) != (self.key_member is not None):
             raise ValueError("key_member is required by, and only by, the registry rule")
-        if (self.collapse is Collapse.SPAN) != (self.evidence_member == "source_ref"):
-            raise ValueError("the span rule is the rule of kinds citing one source_ref")
 
     @property
     def extracted(self) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
@@ -77,6 +77,19 @@ class RecordType(Generic[R]):
     def members(self) -> tuple[str, ...]:
         return tuple(field.encode_name for field in self.info.fields)
 
+    def cites(self, member: str) -> Literal["one", "many"] | None:
+        """How ``member`` cites evidence, by its declared type: ``"one"`` for a
+        ``SourceReference``, ``"many"`` for a list of them (``SourceReferences``), ``None``
+        for any other type (or no such member)."""
+        for field in self.info.fields:
+            if field.encode_name != member:
+                continue
+            kind = field.type
+            if isinstance(kind, mi.ListType):
+                return "many" if _is_reference(kind.item_type) else None
+            return "one" if _is_reference(kind) else None
+        return None
+
     def parse(self, data: Any, path: str) -> R:
         """``data`` (parsed JSON) as a typed record; ``path`` names it in errors."""
         try:
@@ -109,6 +122,10 @@ class RecordType(Generic[R]):
         return RecordType(
             msgspec.defstruct(name, fields, forbid_unknown_fields=True, module=__name__)
         )
+
+
+def _is_reference(info: mi.Type) -> bool:
+    return isinstance(info, mi.StructType) and info.cls is SourceReference
 
 
 def _schema(info: mi.Type) -> dict[str, Any]:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.extraction import ExtractionSpec
-from streamer.framework.kinds.normalization import NormalizationSpec
+from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
 from streamer.framework.kinds.records import RecordType
 from streamer.framework.plugins import KINDS_GROUP, Plugins
 from streamer.framework.safe_text import quoted
@@ -57,13 +57,36 @@ class SchemaIdentity:
 
 
 @dataclass(frozen=True)
+class Cites:
+    """The evidence projection of a kind: the references its ``member`` holds, one
+    (``one``: a ``SourceReference``) or a list (``SourceReferences``)."""
+
+    member: str
+    one: bool
+
+    def __call__(self, record: Any, /) -> Sequence[SourceReference]:
+        value = getattr(record, self.member)
+        return (value,) if self.one else tuple(value)
+
+
+@dataclass(frozen=True)
 class ArtifactKind(Generic[R]):
-    """One artifact kind: its record declaration and, optionally, its evidence projection.
+    """One artifact kind, declared once: record, labels, evidence member, prompt and rules
+    (``extraction``), normalization.
 
     ``record`` is the record's ``Struct``; ``id_member`` names its application-owned ID
     member (assigned by normalization, never asked of a model), ``None`` for a kind whose
-    records have no ID. ``normalization`` says how candidates of the kind become records
+    records have no ID. ``evidence_member`` names the member citing the record's evidence:
+    a ``SourceReference`` (the kind cites one ``source_ref``) or ``SourceReferences`` (a
+    list). From it come the kind's typed ``evidence`` projection and, in normalization, how
+    references are read and written and the default identity rule (``SPAN`` for one
+    reference, else ``OCCURRENCE``); a kind without one (the party roster) exposes no
+    evidence. ``normalization`` says how candidates of the kind become records
     (``kinds.normalization``); a kind without one cannot be normalized.
+
+    Every member name the declaration gives (``id_member``, ``evidence_member``, ``labels``,
+    the normalization's name, catalog, key, textual and actor members) is checked against
+    the record when the kind is declared: a wrong name is a ``ValueError`` at import time.
     """
 
     name: str
@@ -71,30 +94,84 @@ class ArtifactKind(Generic[R]):
     question: str
     record: type[R]
     id_member: str | None = None
-    evidence: EvidenceProjection[R] | None = None
+    evidence_member: str | None = None
     version: str = "v1"
     extraction: ExtractionSpec | None = None
     normalization: NormalizationSpec | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     records: RecordType[R] = field(init=False, repr=False, compare=False)
     model_records: RecordType[Any] = field(init=False, repr=False, compare=False)
+    evidence: EvidenceProjection[R] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not _KIND_NAME.match(self.name):
             raise ValueError(f"artifact kind name {self.name!r} is not family/kind")
         records = RecordType(self.record)
-        for member in self.labels:
-            if member not in records.members:
+        self._check_members(records)
+        evidence = None
+        if self.evidence_member is not None:
+            cites = records.cites(self.evidence_member)
+            if cites is None:
                 raise ValueError(
-                    f"artifact kind {self.name}: labels names {member!r}, "
-                    f"not a member of {self.record.__name__}"
+                    f"artifact kind {self.name}: evidence_member {self.evidence_member!r} is "
+                    "not a SourceReference or SourceReferences member"
                 )
+            evidence = Cites(self.evidence_member, cites == "one")
+        object.__setattr__(self, "evidence", evidence)
+        if self.normalization is not None:
+            object.__setattr__(self, "normalization", self._resolved(self.normalization))
         if self.id_member is None:
             model = records
         else:
             model = records.without(self.id_member, f"{self.record.__name__}Candidate")
         object.__setattr__(self, "records", records)
         object.__setattr__(self, "model_records", model)
+
+    def _check_members(self, records: RecordType[R]) -> None:
+        spec = self.normalization
+        named: list[tuple[str, str | None]] = [
+            ("id_member", self.id_member),
+            ("evidence_member", self.evidence_member),
+            *(("labels", member) for member in self.labels),
+        ]
+        if spec is not None:
+            named += [
+                *(("name_members", member) for member in spec.name_members),
+                *(("catalogs", member) for member in spec.catalogs),
+                ("key_member", spec.key_member),
+                *(("textual_members", member) for member in spec.textual_members),
+            ]
+        for what, member in named:
+            if member is not None and member not in records.members:
+                raise ValueError(
+                    f"artifact kind {self.name}: {what} names {member!r}, "
+                    f"not a member of {self.record.__name__}"
+                )
+
+    def _resolved(self, spec: NormalizationSpec) -> NormalizationSpec:
+        """``spec`` with its identity rule derived from the evidence member when not given
+        (``SPAN`` for one reference, else ``OCCURRENCE``), checked against it."""
+        if not spec.extracted:
+            return spec
+        if self.evidence is None:
+            raise ValueError(
+                f"artifact kind {self.name}: an extracted kind cites evidence: "
+                "evidence_member is required"
+            )
+        one = self.cites_one
+        collapse = spec.collapse or (Collapse.SPAN if one else Collapse.OCCURRENCE)
+        if (collapse is Collapse.SPAN) != one:
+            raise ValueError(
+                f"artifact kind {self.name}: the span rule is the rule of kinds citing one "
+                "SourceReference, and theirs only"
+            )
+        return spec if collapse is spec.collapse else replace(spec, collapse=collapse)
+
+    @property
+    def cites_one(self) -> bool:
+        """Whether a record cites one reference (its evidence member is a
+        ``SourceReference``), not a list."""
+        return isinstance(self.evidence, Cites) and self.evidence.one
 
     def label(self, member: str) -> str:
         """The label a person reads for ``member`` (``labels``, else ``source_ref`` ->
