@@ -292,6 +292,25 @@ def test_the_artifact_kinds_table_is_the_registry() -> None:
         assert cells[4] == f"`{kind.schema.id}`"
 
 
+def test_the_consumers_table_of_record_members_is_the_registry() -> None:
+    rows = {
+        line.split("|")[1].strip().strip("`"): [cell.strip() for cell in line.split("|")[2:-1]]
+        for line in section(text(DOCS / "consumers.md"), "## The records of each kind").splitlines()
+        if line.startswith("| `")
+    }
+    kinds = list(api.default_registry())
+    assert sorted(rows) == [kind.name for kind in kinds]
+    for kind in kinds:
+        members, id_member, evidence = rows[kind.name]
+        assert members == ", ".join(f"`{member}`" for member in kind.records.members)
+        assert id_member == ("(none)" if kind.id_member is None else f"`{kind.id_member}`")
+        if kind.evidence_member is None:
+            assert evidence == "none: no references"
+        else:
+            many = "one reference" if kind.cites_one else "a list of references"
+            assert evidence == f"`{kind.evidence_member}`: {many}"
+
+
 LANES = """pipeline:
   lanes:
     - {id: spells, artifact_kind: dnd/spell-casts}
