@@ -20,7 +20,8 @@ from jsonschema import Draft202012Validator
 
 from streamer import api
 from streamer.cli.extract_command import ChunkProgressLine
-from streamer.extraction.requests import ASK_AGAIN
+from streamer.domain.dnd.prompts import PREAMBLE
+from streamer.extraction.requests import ASK_AGAIN, ASK_SHORTER
 from streamer.extraction.response_schema import strict_schema
 from streamer.extraction.transport import ChatTransport, retry_after_seconds
 from streamer.framework.errors import ConfigurationError
@@ -146,12 +147,16 @@ def test_the_request_of_each_kind_carries_its_prompt_and_strict_schema(tmp_path:
         assert request.path == "/v1/chat/completions"
         body = request.body
         assert body["model"] == "fake-model" and body["temperature"] == 0
-        assert body["messages"][0] == {
-            "role": "system",
-            "content": kind.extraction.prompt.instructions,
-        }
-        assert body["messages"][1]["content"].startswith("Units:\n[t0100] MATT: The rain hammers")
-        assert len(body["messages"][1]["content"].splitlines()) == 26  # the header and 25 units
+        assert body["max_tokens"] == 1024
+        prompt = kind.extraction.prompt
+        assert prompt.preamble == PREAMBLE
+        # chunk first, question last: the preamble, the units, then the lane's question
+        assert body["messages"][0] == {"role": "system", "content": PREAMBLE}
+        user = body["messages"][1]["content"]
+        assert user.startswith("Units:\n[t0100] MATT: The rain hammers")
+        assert user.endswith("\n\n" + prompt.instructions)
+        assert len(user.removesuffix(prompt.instructions).splitlines()) == 27  # + a blank line
+        assert len(body["messages"]) == 2
         schema = body["response_format"]["json_schema"]
         assert schema["strict"] is True
         records = schema["schema"]["properties"]["records"]["items"]
@@ -191,13 +196,15 @@ def test_the_strict_variant_leaves_the_full_schema_unchanged() -> None:
 
 @pytest.mark.parametrize("concurrency", [1, 2, 3])
 def test_never_more_than_concurrency_requests_in_flight(tmp_path: Path, concurrency: int) -> None:
-    """Each reply waits until ``concurrency`` requests are in flight together (a barrier),
-    so the limit is reached; the server counts the most it ever saw at once."""
+    """Each reply but the first (the run's probe, asked alone) waits until
+    ``concurrency`` requests are in flight together (a barrier), so the limit is reached;
+    the server counts the most it ever saw at once."""
     barrier = threading.Barrier(concurrency, timeout=20)
-    chunks = 6  # a multiple of 1, 2 and 3, so that the barrier always fills
+    chunks = 7  # the probe, then a multiple of 1, 2 and 3, so that the barrier always fills
 
     def script(request: Request) -> Reply:
-        barrier.wait()
+        if request.first_unit != "t0100":
+            barrier.wait()
         return cites_first_unit(request)
 
     with fake_server(script) as server:
@@ -225,7 +232,9 @@ def test_never_more_than_concurrency_requests_in_flight(tmp_path: Path, concurre
 )
 def test_a_transient_failure_is_retried(tmp_path: Path, failure: Reply) -> None:
     with fake_server(sequence(failure, then=Reply(content='{"records": []}'))) as server:
-        config = write_config(tmp_path, server.base_url, max_units=26, timeout_s=0.5)
+        config = write_config(
+            tmp_path, server.base_url, max_units=26, timeout_s=0.5, structured_output="none"
+        )
         sleeps = Sleeps()
         result = extract(config, tmp_path / "out", sleep=sleeps)
     assert (lane(result)["requests"], lane(result)["retries"], lane(result)["status"]) == (
@@ -250,7 +259,9 @@ def test_retry_after_is_honoured_and_backoff_grows(tmp_path: Path) -> None:
         Reply(status=500),
     ]
     with fake_server(sequence(*replies)) as server:
-        config = write_config(tmp_path, server.base_url, max_units=26, max_retries=4)
+        config = write_config(
+            tmp_path, server.base_url, max_units=26, max_retries=4, structured_output="none"
+        )
         sleeps = Sleeps()
         result = extract(config, tmp_path / "out", sleep=sleeps)
     assert lane(result)["requests"] == 5 and lane(result)["status"] == "ok"
@@ -279,13 +290,14 @@ def test_retries_exhausted_fail_the_lane_and_write_no_file(tmp_path: Path) -> No
     [
         (401, "the server refused the key: check the variable named by api_key_env"),
         (404, "check pipeline.extraction.base_url and model (is the model installed?)"),
-        (400, "the server may not take this response_format: try structured_output: json_object"),
+        (400, "the server may not take this request: try structured_output: auto"),
         (409, None),
     ],
 )
 def test_other_client_errors_fail_at_once(tmp_path: Path, status: int, hint: str | None) -> None:
+    """Without a response format to refuse (``none``), a 4xx is the request's fault."""
     with fake_server(always(Reply(status=status, content="the prompt, echoed"))) as server:
-        config = write_config(tmp_path, server.base_url, max_units=26)
+        config = write_config(tmp_path, server.base_url, max_units=26, structured_output="none")
         result = extract(config, tmp_path / "out")
     assert len(server.requests) == 1
     failure = {
@@ -304,7 +316,7 @@ INVALID = {
     "malformed": (Reply(content="Sure! Here are the spells: Fireball"), "$ is not valid JSON"),
     "truncated": (
         Reply(content='{"records": [{"spell": "Fire', finish_reason="length"),
-        "$ is truncated (the answer reached the token limit)",
+        "the answer reached max_tokens",
     ),
     "truncated-without-reason": (
         Reply(content='{"records": [{"spell": "Fire'),
@@ -334,13 +346,21 @@ def test_an_invalid_answer_is_asked_again_once_with_its_problem(tmp_path: Path, 
         "ok",
     )
     first, again = server.requests
-    assert again.body["messages"][:2] == first.body["messages"]
-    assert again.body["messages"][2] == {"role": "assistant", "content": bad.content or ""}
-    assert again.body["messages"][3] == {
-        "role": "user",
-        "content": ASK_AGAIN.format(problem=problem),
-    }
+    if name == "truncated":  # the cut answer is left out; a note follows the question
+        system, user = first.body["messages"]
+        assert again.body["messages"] == [
+            system,
+            {"role": "user", "content": user["content"] + "\n\n" + ASK_SHORTER},
+        ]
+    else:
+        assert again.body["messages"][:2] == first.body["messages"]
+        assert again.body["messages"][2] == {"role": "assistant", "content": bad.content or ""}
+        assert again.body["messages"][3] == {
+            "role": "user",
+            "content": ASK_AGAIN.format(problem=problem),
+        }
     assert lane(result)["prompt_tokens"] == 200 and lane(result)["completion_tokens"] == 20
+    assert lane(result)["truncated"] == (1 if name == "truncated" else 0)
 
 
 @pytest.mark.parametrize("name", list(INVALID))
@@ -349,7 +369,7 @@ def test_an_answer_invalid_twice_fails_the_lane(tmp_path: Path, name: str) -> No
     lanes = [ALL_LANES[0], {"id": "npcs", "artifact_kind": "dnd/npcs"}]
 
     def script(request: Request) -> Reply:
-        return bad if "spell" in request.body["messages"][0]["content"] else Reply()
+        return bad if "spell" in request.body["messages"][1]["content"] else Reply()
 
     with fake_server(script) as server:
         config = write_config(tmp_path, server.base_url, lanes=lanes, max_units=26)
@@ -392,7 +412,7 @@ def test_the_candidates_file_and_receipt(tmp_path: Path) -> None:
             "document_id": "demo-slayers-take",
             "semantic_digest": "sha256:5b92514bd76392fec3a98285ece31a5ef658ebee5f8b1f826ba5cd4dbf1c2ab6",
         },
-        "extractor": {"engine": "openai", "model": "fake-model", "prompt": "dnd/spell-casts@1"},
+        "extractor": {"engine": "openai", "model": "fake-model", "prompt": "dnd/spell-casts@2"},
     }
     assert [
         (line["chunk_id"], line["record"]["source_refs"][0]["start_unit_id"]) for line in lines[1:]
@@ -407,7 +427,9 @@ def test_the_candidates_file_and_receipt(tmp_path: Path) -> None:
                 "artifact_kind": "dnd/spell-casts",
                 "engine": "openai",
                 "model": "fake-model",
-                "prompt": "dnd/spell-casts@1",
+                "prompt": "dnd/spell-casts@2",
+                "structured_output": "json_schema",
+                "max_tokens": 1024,
                 "status": "ok",
                 "file": "spells.jsonl",
                 "chunks": CHUNKS,
@@ -417,6 +439,8 @@ def test_the_candidates_file_and_receipt(tmp_path: Path) -> None:
                 "retries": 0,
                 "prompt_tokens": 100 * CHUNKS,
                 "completion_tokens": 10 * CHUNKS,
+                "cached_tokens": None,
+                "truncated": 0,
                 "failures": [],
             }
         ],
@@ -425,8 +449,9 @@ def test_the_candidates_file_and_receipt(tmp_path: Path) -> None:
 
 
 def test_candidates_are_identical_whatever_the_completion_order(tmp_path: Path) -> None:
-    """One run answers chunk by chunk; the other holds every answer until all the chunks
-    are in flight, then releases them last chunk first."""
+    """One run answers chunk by chunk; the other holds every answer but the first (the
+    run's probe, asked alone) until all the other chunks are in flight, then releases them
+    last chunk first."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     with fake_server(cites_first_unit) as server:
@@ -435,6 +460,7 @@ def test_candidates_are_identical_whatever_the_completion_order(tmp_path: Path) 
         )
     in_order = (tmp_path / "a" / "out" / "spells.jsonl").read_bytes()
     gates = {unit: threading.Event() for unit in first_units()}
+    gates[first_units()[0]].set()
 
     def held(request: Request) -> Reply:
         return Reply(content=spell_answer(request), wait=gates[request.first_unit])
@@ -443,8 +469,8 @@ def test_candidates_are_identical_whatever_the_completion_order(tmp_path: Path) 
         config = write_config(tmp_path / "b", server.base_url, concurrency=CHUNKS)
         thread = threading.Thread(target=extract, args=(config, tmp_path / "b" / "out"))
         thread.start()
-        server.wait_for(lambda s: s.in_flight == CHUNKS)
-        for left, unit in reversed(list(enumerate(first_units()))):
+        server.wait_for(lambda s: s.in_flight == CHUNKS - 1)
+        for left, unit in reversed(list(enumerate(first_units()[1:]))):
             gates[unit].set()  # the last chunk first; each answered before the next is let go
             server.wait_for(partial(in_flight_is, left))
         thread.join(20)
@@ -615,7 +641,7 @@ def every_file(folder: Path) -> list[Path]:
 
 def test_the_key_is_sent_and_written_nowhere(tmp_path: Path) -> None:
     def script(request: Request) -> Reply:
-        spells = "spell" in request.body["messages"][0]["content"]
+        spells = "spell" in request.body["messages"][1]["content"]
         if spells and request.first_unit == first_units()[-1]:
             return Reply(status=401)
         return cites_first_unit(request) if spells else Reply()

@@ -12,11 +12,12 @@ from streamer import api
 from streamer.configuration.extraction import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
     DEFAULT_TIMEOUT_S,
     ExtractionConfig,
 )
-from streamer.extraction.requests import UNITS_HEADER, fixed_size
+from streamer.extraction.requests import QUESTION_SEPARATOR, UNITS_HEADER, fixed_size
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKind
 from tests.support import REPO
@@ -33,7 +34,7 @@ ERRORS = {
     extraction("[]"): "$.pipeline.extraction must be a mapping",
     extraction(
         "{url: x}"
-    ): '$.pipeline.extraction: unknown member "url" (hint: accepted: api_key_env, base_url, concurrency, engine, max_retries, model, requests_per_minute, structured_output, temperature, timeout_s)',
+    ): '$.pipeline.extraction: unknown member "url" (hint: accepted: api_key_env, base_url, concurrency, engine, max_retries, max_tokens, model, requests_per_minute, structured_output, temperature, timeout_s)',
     extraction("{engine: claude}"): "$.pipeline.extraction.engine must be one of: openai, rules",
     extraction(
         "{base_url: localhost:11434}"
@@ -47,7 +48,9 @@ ERRORS = {
     ): "$.pipeline.extraction.api_key_env must be the name of an environment variable (hint: the variable's name (e.g. OPENAI_API_KEY), never the key itself)",
     extraction(
         "{structured_output: grammar}"
-    ): "$.pipeline.extraction.structured_output must be one of: json_schema, json_object (hint: json_object is for servers that do not take a JSON Schema)",
+    ): "$.pipeline.extraction.structured_output must be one of: auto, json_schema, json_object_schema, json_object, none (hint: auto (the default) finds what the server takes)",
+    extraction("{max_tokens: 0}"): "$.pipeline.extraction.max_tokens must be an integer >= 1",
+    "pipeline:\n  lanes: [{id: spells, artifact_kind: dnd/spell-casts, max_tokens: 1.5}]\n": "$.pipeline.lanes[0].max_tokens must be an integer >= 1",
     extraction("{concurrency: 0}"): "$.pipeline.extraction.concurrency must be an integer >= 1",
     extraction("{timeout_s: 0}"): "$.pipeline.extraction.timeout_s must be a number > 0",
     extraction("{max_retries: -1}"): "$.pipeline.extraction.max_retries must be an integer >= 0",
@@ -111,7 +114,7 @@ def test_the_defaults_are_the_documented_ones(tmp_path: Path) -> None:
     config = api.load_config(path)
     assert config.extraction == ExtractionConfig()
     assert config.extraction.engine == "openai"
-    assert config.extraction.structured_output == "json_schema"
+    assert config.extraction.structured_output == "auto"
     rows = {
         line.split("|")[1].strip(): line
         for line in (DOCS / "configuration.md").read_text().splitlines()
@@ -119,7 +122,8 @@ def test_the_defaults_are_the_documented_ones(tmp_path: Path) -> None:
     }
     expected = {
         "engine": "`openai`",
-        "structured_output": "`json_schema`",
+        "structured_output": "`auto`",
+        "max_tokens": f"`{DEFAULT_MAX_TOKENS}`",
         "concurrency": f"`{DEFAULT_CONCURRENCY}`",
         "timeout_s": f"`{DEFAULT_TIMEOUT_S:g}`",
         "max_retries": f"`{DEFAULT_MAX_RETRIES}`",
@@ -145,7 +149,7 @@ def test_numbers_accept_integers_and_floats_but_not_booleans(tmp_path: Path) -> 
 
 STATEMENTS = [
     "Every field must be supported by the units you cite.",
-    "Cite only unit IDs shown here",
+    "Cite only unit IDs shown in the transcript",
     "No prose, no summary, no explanation: answer only with JSON.",
     "An empty list is a good answer",
     "[unit_id] speaker: text",
@@ -162,16 +166,22 @@ def test_each_prompt_states_the_question_and_the_rules_and_is_small() -> None:
     for kind in extracted_kinds():
         assert kind.extraction is not None
         prompt = kind.extraction.prompt
-        assert prompt.id == f"{kind.name}@1"
+        assert prompt.id == f"{kind.name}@2"
         text = prompt.instructions
         assert f"Question: {kind.question}" in text
-        for statement in STATEMENTS:
-            assert statement in text, (kind.name, statement)
+        for statement in STATEMENTS:  # the rules every lane shares, in the shared preamble
+            assert statement in prompt.preamble and statement not in text, (kind.name, statement)
         for member in kind.model_record_schema()["properties"]:
             assert f'"{member}"' in text, (kind.name, member)
         assert f'"{kind.id_member}"' not in text
         sizes[kind.name] = fixed_size(prompt)
-        assert sizes[kind.name] == len(text) + len(UNITS_HEADER) <= MAX_FIXED
+        assert sizes[kind.name] == (
+            len(prompt.preamble) + len(UNITS_HEADER) + len(QUESTION_SEPARATOR) + len(text)
+        )
+        assert sizes[kind.name] <= MAX_FIXED
+    assert (
+        len({kind.extraction.prompt.preamble for kind in extracted_kinds() if kind.extraction}) == 1
+    )
     documented = (DOCS / "extraction.md").read_text()
     for name, size in sizes.items():
-        assert f"| `{name}` | `{name}@1` | {size} |" in documented
+        assert f"| `{name}` | `{name}@2` | {size} |" in documented

@@ -129,13 +129,20 @@ def _plan_lanes(
                     hint="see docs/extraction.md for each server, or give the lane engine: "
                     + " or ".join(_local_engines()),
                 )
-        parameters = {
-            "structured_output": settings.structured_output,
-            "temperature": settings.temperature,
-        }
+        # The structured-output mode an answer was asked in joins these in its cache key.
+        # max_tokens does not: it cuts an answer, and a cut answer is never cached.
+        parameters = {"temperature": settings.temperature}
+        max_tokens = lane.max_tokens or settings.max_tokens
         plans.append(
             LanePlan(
-                lane_id, lane.kind, spec, engine.name, settings.model, spec.prompt.id, parameters
+                lane_id,
+                lane.kind,
+                spec,
+                engine.name,
+                settings.model,
+                spec.prompt.id,
+                parameters,
+                max_tokens=max_tokens,
             )
         )
     return plans, skipped
@@ -241,6 +248,7 @@ def extract(
                 settings.temperature,
                 settings.concurrency,
                 settings.max_retries,
+                settings.max_tokens,
             )
             ModelAsker(
                 plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report

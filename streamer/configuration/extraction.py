@@ -18,9 +18,13 @@ from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.engines import ENGINES
 from streamer.framework.safe_text import quoted
 
-STRUCTURED_OUTPUTS = ("json_schema", "json_object")
+# ``auto`` tries the others in this order (``streamer/extraction/negotiation.py``).
+STRUCTURED_OUTPUTS = ("auto", "json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_ENGINE = "openai"
-DEFAULT_STRUCTURED_OUTPUT = "json_schema"
+DEFAULT_STRUCTURED_OUTPUT = "auto"
+# The largest answer a lane may get, in tokens: about 25 records, far above a valid answer
+# for a default chunk (100 units); a model that keeps generating stops here.
+DEFAULT_MAX_TOKENS = 1024
 DEFAULT_CONCURRENCY = 4
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_RETRIES = 4
@@ -38,6 +42,7 @@ KEYS = frozenset(
         "max_retries",
         "requests_per_minute",
         "temperature",
+        "max_tokens",
     }
 )
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -59,6 +64,14 @@ class ExtractionConfig:
     max_retries: int = DEFAULT_MAX_RETRIES
     requests_per_minute: int | None = None
     temperature: float = DEFAULT_TEMPERATURE
+    max_tokens: int = DEFAULT_MAX_TOKENS
+
+
+def max_tokens_value(value: Any, path: str) -> int:
+    """``max_tokens`` (of ``pipeline.extraction`` or of one lane)."""
+    if type(value) is not int or value < 1:
+        raise ConfigurationError(f"{path} must be an integer >= 1")
+    return value
 
 
 def engine_name(value: Any, path: str) -> str:
@@ -86,7 +99,7 @@ def resolve_extraction(value: Any) -> ExtractionConfig:
     if structured not in STRUCTURED_OUTPUTS:
         raise ConfigurationError(
             f"{PATH}.structured_output must be one of: {', '.join(STRUCTURED_OUTPUTS)}",
-            hint="json_object is for servers that do not take a JSON Schema",
+            hint="auto (the default) finds what the server takes",
         )
     rpm = value.get("requests_per_minute")
     return ExtractionConfig(
@@ -100,6 +113,9 @@ def resolve_extraction(value: Any) -> ExtractionConfig:
         max_retries=_integer(value.get("max_retries", defaults.max_retries), "max_retries", 0),
         requests_per_minute=None if rpm is None else _integer(rpm, "requests_per_minute", 1),
         temperature=_temperature(value.get("temperature", defaults.temperature)),
+        max_tokens=max_tokens_value(
+            value.get("max_tokens", defaults.max_tokens), f"{PATH}.max_tokens"
+        ),
     )
 
 

@@ -23,11 +23,12 @@ DEFAULT_OUTPUT_MODULE = "json"  # output.module when absent (a streamer.outputs 
 @dataclass(frozen=True)
 class LaneConfig:
     """A configured final lane and the artifact kind of its normalized output;
-    ``engine`` is the lane's own extraction engine (``None``: ``pipeline.extraction``'s)."""
+    ``engine`` and ``max_tokens`` are the lane's own (``None``: ``pipeline.extraction``'s)."""
 
     id: str
     kind: ArtifactKind[Any]
     engine: str | None = None
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from streamer.configuration.extraction import engine_name, resolve_extraction
+from streamer.configuration.extraction import (
+    engine_name,
+    max_tokens_value,
+    resolve_extraction,
+)
 from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
     DEFAULT_OUTPUT_MODULE,
@@ -112,7 +116,9 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
     seen: set[str] = set()
     for index, item in enumerate(value):
         path = f"$.pipeline.lanes[{index}]"
-        lane = _object(item, path, required={"id", "artifact_kind"}, optional={"engine"})
+        lane = _object(
+            item, path, required={"id", "artifact_kind"}, optional={"engine", "max_tokens"}
+        )
         lane_id = _lane_id(lane["id"], f"{path}.id")
         if lane_id in seen:
             raise ConfigurationError(f"{path}.id: duplicate lane ID {quoted(lane_id)}")
@@ -122,7 +128,12 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
             raise ConfigurationError(f"{path}.artifact_kind must be a string")
         kind = registry.get(kind_name, where=f"{path}.artifact_kind")
         engine = engine_name(lane["engine"], f"{path}.engine") if "engine" in lane else None
-        lanes.append(LaneConfig(lane_id, kind, engine))
+        max_tokens = (
+            max_tokens_value(lane["max_tokens"], f"{path}.max_tokens")
+            if "max_tokens" in lane
+            else None
+        )
+        lanes.append(LaneConfig(lane_id, kind, engine, max_tokens))
     return tuple(lanes)
 
 

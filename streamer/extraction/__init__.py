@@ -7,7 +7,9 @@ Generic: what a kind asks and how its answer looks come from its ``ArtifactKind`
 shape), never from a domain package. One module a job:
 
 - ``chunks``: the chunk plan of the source document, as ``streamer chunk`` cuts it;
-- ``requests``: the request body of one chunk (messages, response format);
+- ``requests``: the request body of one chunk (chunk first, question last; the response
+  format of each structured-output mode; ``max_tokens``);
+- ``negotiation``: the structured-output mode of a run (``auto`` finds it once);
 - ``response_schema``: ``{"records": [model-facing record]}`` and its strict variant;
 - ``responses``: validating an answer (a content-safe path and rule when it fails);
 - ``transport``: HTTP to the server, concurrency, rate, retries and backoff;

@@ -1,9 +1,13 @@
-"""The request of one chunk: the kind's prompt, the chunk as one line per unit, the
-response format; and the follow-up that asks again after an invalid answer.
+"""The request of one chunk: the kind's prompt around the chunk's units, the response
+format of a structured-output mode, the answer's bound; and the follow-up that asks again
+after an invalid answer.
 
 Sent to ``POST {base_url}/chat/completions`` (OpenAI's Chat Completions, which every
-compatible server speaks). The instructions are the system message; the user message is
-``UNITS_HEADER`` and one ``[unit_id] speaker: text`` line per unit.
+compatible server speaks). Chunk first, question last: the system message is the
+prompt's ``preamble`` (the same for every lane of a family), the user message is
+``UNITS_HEADER``, one ``[unit_id] speaker: text`` line per unit, then the lane's
+``instructions`` (its question and answer shape). Everything before the instructions is
+the same for every lane of a chunk, so a server with a prompt cache evaluates it once.
 """
 
 from __future__ import annotations
@@ -16,21 +20,41 @@ from streamer.framework.kinds.extraction import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
 UNITS_HEADER = "Units:\n"
+QUESTION_SEPARATOR = "\n\n"
 ASK_AGAIN = (
     "That answer was not accepted: {problem}. Answer again, with JSON only, in the shape asked."
 )
+ASK_SHORTER = (
+    "An earlier answer to this question was cut at its length limit: answer with JSON only, "
+    "in the shape asked, one record per distinct event, no repetition."
+)
+
+# The structured-output modes, in the order ``structured_output: auto`` tries them: OpenAI's
+# ``json_schema``; llama-cpp-python's ``{"type": "json_object", "schema": ...}``; JSON only;
+# no ``response_format`` at all (the prompt states the shape; every answer is validated
+# here whatever the server promised).
+MODES = ("json_schema", "json_object_schema", "json_object", "none")
 
 
 def fixed_size(prompt: Prompt) -> int:
     """The characters of a request that do not depend on the chunk."""
-    return len(prompt.instructions) + len(UNITS_HEADER)
+    return (
+        len(prompt.preamble)
+        + len(UNITS_HEADER)
+        + len(QUESTION_SEPARATOR)
+        + len(prompt.instructions)
+    )
 
 
 def messages(prompt: Prompt, units: Sequence[ShownUnit]) -> list[dict[str, str]]:
-    return [
-        {"role": "system", "content": prompt.instructions},
-        {"role": "user", "content": UNITS_HEADER + "\n".join(unit.line() for unit in units)},
-    ]
+    lines = "\n".join(unit.line() for unit in units)
+    user = {
+        "role": "user",
+        "content": UNITS_HEADER + lines + QUESTION_SEPARATOR + prompt.instructions,
+    }
+    if not prompt.preamble:
+        return [user]
+    return [{"role": "system", "content": prompt.preamble}, user]
 
 
 def ask_again(
@@ -45,30 +69,45 @@ def ask_again(
     ]
 
 
-def response_format(kind: ArtifactKind[Any], structured_output: str) -> dict[str, Any]:
-    """``json_schema``: the strict schema of the kind's answer; ``json_object``: JSON only
-    (the prompt states the shape)."""
-    if structured_output == "json_object":
+def ask_shorter(conversation: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The conversation asked again after an answer cut by ``max_tokens``: the cut answer
+    is of no use and is left out; a note follows the question in the same message (so the
+    preamble and the units stay a shared prefix)."""
+    *before, last = conversation
+    return [*before, {**last, "content": last["content"] + QUESTION_SEPARATOR + ASK_SHORTER}]
+
+
+def response_format(kind: ArtifactKind[Any], mode: str) -> dict[str, Any] | None:
+    """The ``response_format`` of ``mode`` (one of ``MODES``): ``json_schema``, the strict
+    schema of the kind's answer; ``json_object_schema``, the same schema in
+    llama-cpp-python's form; ``json_object``, JSON only; ``none``, no
+    ``response_format``."""
+    if mode == "none":
+        return None
+    if mode == "json_object":
         return {"type": "json_object"}
+    schema = strict_schema(response_schema(kind))
+    if mode == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
     return {
         "type": "json_schema",
-        "json_schema": {
-            "name": kind.schema.name,
-            "strict": True,
-            "schema": strict_schema(response_schema(kind)),
-        },
+        "json_schema": {"name": kind.schema.name, "strict": True, "schema": schema},
     }
 
 
 def request_body(
     model: str,
     conversation: list[dict[str, str]],
-    format_: dict[str, Any],
+    format_: dict[str, Any] | None,
     temperature: float,
+    max_tokens: int,
 ) -> dict[str, Any]:
-    return {
+    body: dict[str, Any] = {
         "model": model,
         "messages": conversation,
         "temperature": temperature,
-        "response_format": format_,
+        "max_tokens": max_tokens,
     }
+    if format_ is not None:
+        body["response_format"] = format_
+    return body

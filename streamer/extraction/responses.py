@@ -15,6 +15,8 @@ from streamer.framework.kinds.records import RecordError
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.members import check_members
 
+TRUNCATED = "the answer reached max_tokens"
+
 
 class InvalidAnswer(Exception):
     """An answer that is not the kind's ``{"records": [...]}``; ``problem`` is
@@ -30,7 +32,7 @@ def parse_answer(
 ) -> list[dict[str, Any]]:
     """The records of an answer (the message's text) as JSON-ready data."""
     if finish_reason == "length":
-        raise InvalidAnswer("$ is truncated (the answer reached the token limit)")
+        raise InvalidAnswer(TRUNCATED)
     if not content:
         raise InvalidAnswer("$ is empty")
     try:

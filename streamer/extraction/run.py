@@ -1,9 +1,12 @@
 """One extraction run: every lane over every chunk, then the candidates files.
 
 1. Model lanes (``engine: openai``): each chunk's answer is taken from the cache, or asked
-   for (at most ``concurrency`` requests in flight), validated, asked again once when it is
-   invalid, and stored in the cache as soon as it is valid. A lane one of whose chunks
-   fails (refused, retries exhausted, invalid twice) stops asking and is *failed*.
+   for (at most ``concurrency`` requests in flight, chunk by chunk and, within a chunk,
+   lane by lane, so that a server's prompt cache still holds the chunk when its next lane
+   asks), validated, asked again once when it is invalid, and stored in the cache as soon
+   as it is valid. The structured-output mode is negotiated once (``negotiation``). A lane
+   one of whose chunks fails (refused, retries exhausted, invalid twice) stops asking and
+   is *failed*.
 2. Then, for every lane that did not fail, its candidates file is written in chunk order
    from the cache (or, for a local engine's lane, ``engine: rules`` or a plugin's, from its
    chunk extractor), whatever order the answers arrived in. A failed lane writes no file.
@@ -23,10 +26,17 @@ from typing import Any
 from streamer.extraction.cache import ResponseCache, cache_key
 from streamer.extraction.candidates import candidates_path, header, write_candidates
 from streamer.extraction.chunks import ChunkPlan, ExtractionChunk
-from streamer.extraction.requests import ask_again, messages, request_body, response_format
-from streamer.extraction.responses import InvalidAnswer, parse_answer
+from streamer.extraction.negotiation import Negotiation
+from streamer.extraction.requests import (
+    ask_again,
+    ask_shorter,
+    messages,
+    request_body,
+    response_format,
+)
+from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.signals import run_until_signal
-from streamer.extraction.transport import ChatTransport, Completion, RequestFailed
+from streamer.extraction.transport import ChatTransport, Completion, FormatRefused, RequestFailed
 from streamer.framework.errors import StreamerError
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
 from streamer.framework.kinds.extraction import ExtractionSpec, RulesContext
@@ -35,7 +45,7 @@ from streamer.framework.kinds.registry import ArtifactKind
 OPENAI = Engine("openai", "a model behind any OpenAI-compatible server, asked chunk by chunk")
 """The model engine: its lanes are asked by ``ModelAsker`` (``streamer.engines`` entry point)."""
 
-Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk, str] | None]
+Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk] | None]
 ChunkProgress = Callable[[str, int, int], None]
 """``progress(lane_id, chunks_done, chunk_total)``, called as chunks complete."""
 
@@ -51,11 +61,16 @@ class LaneStats:
     retries: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int | None = None  # None: the server never said
+    truncated: int = 0
+    structured_output: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)
 
     def add(self, completion: Completion) -> None:
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
+        if completion.cached_tokens is not None:
+            self.cached_tokens = (self.cached_tokens or 0) + completion.cached_tokens
 
 
 @dataclass
@@ -70,21 +85,26 @@ class LanePlan:
     prompt_id: str
     parameters: dict[str, Any]
     extractor: ChunkExtractor | None = None  # a local engine's; None: a model lane
+    max_tokens: int | None = None
     stats: LaneStats = field(default_factory=LaneStats)
     output: Path | None = None
+    mode_index: int | None = None  # the lane's own structured-output mode, once it has one
+    accepted: bool = False  # the server accepted one of its requests
+    modes: dict[str, str] = field(default_factory=dict)  # chunk ID -> its answer's mode
 
     @property
     def failed(self) -> bool:
         return bool(self.stats.failures)
 
-    def key(self, chunk: ExtractionChunk) -> str:
+    def key(self, chunk: ExtractionChunk, mode: str) -> str:
+        """The cache key of the chunk's answer asked in structured-output ``mode``."""
         return cache_key(
             lane_id=self.lane_id,
             kind=self.kind,
             prompt_id=self.prompt_id,
             engine=self.engine,
             model=self.model or "",
-            parameters=self.parameters,
+            parameters={**self.parameters, "structured_output": mode},
             chunk_digest=chunk.digest,
         )
 
@@ -96,6 +116,8 @@ class LanePlan:
             "engine": self.engine,
             "model": self.model,
             "prompt": self.prompt_id,
+            "structured_output": stats.structured_output,
+            "max_tokens": self.max_tokens,
             "status": "failed" if self.failed else "ok",
             "file": None if self.output is None else self.output.name,
             "chunks": stats.chunks,
@@ -105,6 +127,8 @@ class LanePlan:
             "retries": stats.retries,
             "prompt_tokens": stats.prompt_tokens,
             "completion_tokens": stats.completion_tokens,
+            "cached_tokens": stats.cached_tokens,
+            "truncated": stats.truncated,
             "failures": sorted(stats.failures, key=lambda failure: failure["chunk_id"]),
         }
 
@@ -118,6 +142,7 @@ class ModelSettings:
     temperature: float
     concurrency: int
     max_retries: int
+    max_tokens: int
 
 
 class ModelAsker:
@@ -142,9 +167,7 @@ class ModelAsker:
         self._transport = transport
         self._reuse = reuse
         self._progress = progress
-        self._formats = {
-            lane.lane_id: response_format(lane.kind, settings.structured_output) for lane in lanes
-        }
+        self._negotiation = Negotiation(settings.structured_output)
 
     def ask(self) -> None:
         async def main() -> None:
@@ -170,31 +193,38 @@ class ModelAsker:
                 for lane in self._lanes:
                     if lane.failed:
                         continue
-                    key = lane.key(chunk)
-                    if self._reuse and self._cache.read(lane.kind, lane.lane_id, key) is not None:
+                    if self._reuse and self._cached(lane, chunk):
                         lane.stats.cache_hits += 1
                         self._done(lane)
                         continue
-                    await queue.put((lane, chunk, key))
+                    await queue.put((lane, chunk))
+                    await self._negotiation.wait()  # the first request is asked alone
             for _ in range(workers):
                 await queue.put(None)
+
+    def _cached(self, lane: LanePlan, chunk: ExtractionChunk) -> bool:
+        """Whether the chunk has a cached answer in a mode the run may send (``auto``: any,
+        in the order they are tried)."""
+        for mode in self._negotiation.modes:
+            if self._cache.read(lane.kind, lane.lane_id, lane.key(chunk, mode)) is not None:
+                lane.stats.structured_output = lane.modes[chunk.chunk_id] = mode
+                return True
+        return False
 
     def _done(self, lane: LanePlan) -> None:
         lane.stats.chunks += 1
         self._progress(lane.lane_id, lane.stats.chunks, self._plan.chunk_count)
 
-    async def _work(
-        self, queue: asyncio.Queue[tuple[LanePlan, ExtractionChunk, str] | None]
-    ) -> None:
+    async def _work(self, queue: Jobs) -> None:
         while True:
             job = await queue.get()
             if job is None:
                 return
-            lane, chunk, key = job
+            lane, chunk = job
             if lane.failed:
                 continue
             try:
-                records = await self._ask(lane, chunk)
+                records, mode = await self._ask(lane, chunk)
             except (RequestFailed, InvalidAnswer) as error:
                 reason = error.problem if isinstance(error, InvalidAnswer) else error.reason
                 failure = {"chunk_id": chunk.chunk_id, "reason": reason}
@@ -202,40 +232,88 @@ class ModelAsker:
                     failure["hint"] = error.hint
                 lane.stats.failures.append(failure)
                 continue
-            self._cache.write(lane.lane_id, key, records)
+            self._cache.write(lane.lane_id, lane.key(chunk, mode), records)
+            lane.modes[chunk.chunk_id] = mode
             self._done(lane)
 
-    async def _ask(self, lane: LanePlan, chunk: ExtractionChunk) -> list[dict[str, Any]]:
-        settings = self._settings
-        stats = lane.stats
+    async def _ask(
+        self, lane: LanePlan, chunk: ExtractionChunk
+    ) -> tuple[list[dict[str, Any]], str]:
+        """The chunk's records and the mode they were asked in; the run's first request
+        settles the negotiation, whatever its outcome."""
+        try:
+            return await self._ask_lane(lane, chunk)
+        finally:
+            self._negotiation.settle()
+
+    async def _ask_lane(
+        self, lane: LanePlan, chunk: ExtractionChunk
+    ) -> tuple[list[dict[str, Any]], str]:
+        negotiation = self._negotiation
         sends = 0
 
         def sent() -> None:
             nonlocal sends
             sends += 1
-            stats.requests += 1
+            lane.stats.requests += 1
+
+        try:
+            while True:
+                index = negotiation.index if lane.mode_index is None else lane.mode_index
+                mode = negotiation.modes[index]
+                try:
+                    return await self._ask_in_mode(lane, chunk, mode, sent), mode
+                except FormatRefused as refused:
+                    following = negotiation.next_index(index)
+                    if following is None:
+                        raise RequestFailed(
+                            f"the server refused the request format (structured_output: {mode}, "
+                            f"HTTP {refused.status})",
+                            hint=negotiation.refused_hint(mode),
+                        ) from None
+                    lane.mode_index = max(lane.mode_index or 0, following)
+                    if not negotiation.settled:
+                        negotiation.index = max(negotiation.index, following)
+        finally:
+            lane.stats.retries += max(0, sends - 1)
+
+    async def _ask_in_mode(
+        self, lane: LanePlan, chunk: ExtractionChunk, mode: str, sent: Callable[[], None]
+    ) -> list[dict[str, Any]]:
+        settings = self._settings
+        stats = lane.stats
+        max_tokens = lane.max_tokens or settings.max_tokens
+        format_ = response_format(lane.kind, mode)
+
+        async def complete(conversation: list[dict[str, str]]) -> Completion:
+            body = request_body(
+                settings.model, conversation, format_, settings.temperature, max_tokens
+            )
+            probe = not lane.accepted and format_ is not None
+            completion = await self._transport.complete(body, sent, probe=probe)
+            lane.accepted = True
+            stats.structured_output = mode
+            stats.add(completion)
+            if completion.finish_reason == "length":
+                stats.truncated += 1
+            return completion
 
         conversation = messages(lane.spec.prompt, chunk.units)
-        format_ = self._formats[lane.lane_id]
+        completion = await complete(conversation)
         try:
-            body = request_body(settings.model, conversation, format_, settings.temperature)
-            completion = await self._transport.complete(body, sent)
-            stats.add(completion)
+            return parse_answer(lane.kind, completion.content, completion.finish_reason)
+        except InvalidAnswer as invalid:
+            if settings.max_retries < 1:
+                raise InvalidAnswer(f"{invalid.problem} (max_retries is 0)") from None
+            if invalid.problem == TRUNCATED:  # the cut answer is no use: ask for a shorter one
+                again = ask_shorter(conversation)
+            else:
+                again = ask_again(conversation, completion.content or "", invalid.problem)
+            completion = await complete(again)
             try:
                 return parse_answer(lane.kind, completion.content, completion.finish_reason)
-            except InvalidAnswer as invalid:
-                if settings.max_retries < 1:
-                    raise InvalidAnswer(f"{invalid.problem} (max_retries is 0)") from None
-                again = ask_again(conversation, completion.content or "", invalid.problem)
-                body = request_body(settings.model, again, format_, settings.temperature)
-                completion = await self._transport.complete(body, sent)
-                stats.add(completion)
-                try:
-                    return parse_answer(lane.kind, completion.content, completion.finish_reason)
-                except InvalidAnswer as twice:
-                    raise InvalidAnswer(f"{twice.problem} (asked again once)") from None
-        finally:
-            stats.retries += max(0, sends - 1)
+            except InvalidAnswer as twice:
+                raise InvalidAnswer(f"{twice.problem} (asked again once)") from None
 
 
 def write_lane_files(
@@ -282,7 +360,10 @@ def _records(
             lane.stats.chunks += 1
             progress(lane.lane_id, lane.stats.chunks, plan.chunk_count)
         else:
-            cached = cache.read(lane.kind, lane.lane_id, lane.key(chunk))
+            mode = lane.modes.get(chunk.chunk_id)
+            cached = (
+                None if mode is None else cache.read(lane.kind, lane.lane_id, lane.key(chunk, mode))
+            )
             if cached is None:
                 raise StreamerError(
                     f"lane {lane.lane_id}: the cached answer of {chunk.chunk_id} disappeared "

@@ -12,6 +12,13 @@ and it brings pydantic and a typed model of the whole API for one call. httpx (a
 connection pooling, precise timeouts) with tenacity (retry policies, exponential backoff
 with jitter) are both well kept and small, and pinned in ``pyproject.toml``.
 
+A refused request format is told apart from an overloaded server: when ``complete`` is
+asked to ``probe`` (a lane's first request in a structured-output mode, before the server
+accepted one), a 400, 404, 415 or 422 to the first attempt, or a 500 (without
+``Retry-After``) answered again at once to the same request, raises ``FormatRefused``
+rather than being retried with backoff (llama-cpp-python answers a ``response_format``
+it cannot take with HTTP 500).
+
 At most ``concurrency`` requests are in flight at once (a semaphore held only while a
 request is on the wire, not while it waits to be retried); ``requests_per_minute`` spaces
 request starts evenly. The key, when there is one, is sent as ``Authorization: Bearer``
@@ -38,6 +45,9 @@ BACKOFF_INITIAL_S = 1.0
 BACKOFF_MAX_S = 60.0
 RETRY_AFTER_MAX_S = 600.0
 RETRIED_STATUSES = frozenset({408, 429})
+REFUSED_FORMAT_STATUSES = frozenset({400, 404, 415, 422})
+ERROR_BODY_MAX = 65_536  # an error body read for its ``error.code`` only, never shown
+CONTEXT_CODE = "context_length_exceeded"
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -62,19 +72,40 @@ class RequestFailed(Exception):
         self.hint = hint
 
 
+class FormatRefused(Exception):
+    """The server refused a probed request as such (its format, most likely): ``status`` is
+    the HTTP status of the refusal."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+
+
 @dataclass(frozen=True)
 class Completion:
-    """The part of a Chat Completions response extraction reads."""
+    """The part of a Chat Completions response extraction reads. ``cached_tokens`` is the
+    prompt tokens the server took from its prompt cache, when it says
+    (``usage.prompt_tokens_details.cached_tokens``, or llama.cpp's ``timings.cache_n``)."""
 
     content: str | None
     finish_reason: str | None
     prompt_tokens: int
     completion_tokens: int
+    cached_tokens: int | None = None
+
+
+class _PromptDetails(msgspec.Struct):
+    cached_tokens: int | None = None
 
 
 class _Usage(msgspec.Struct):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    prompt_tokens_details: _PromptDetails | None = None
+
+
+class _Timings(msgspec.Struct):
+    cache_n: int | None = None
 
 
 class _Message(msgspec.Struct):
@@ -89,9 +120,43 @@ class _Choice(msgspec.Struct):
 class _Response(msgspec.Struct):
     choices: list[_Choice]
     usage: _Usage | None = None
+    timings: _Timings | None = None
+
+
+class _ErrorDetail(msgspec.Struct):
+    code: str | int | None = None
+
+
+class _ErrorBody(msgspec.Struct):
+    error: _ErrorDetail | str | None = None
 
 
 _decode_response = msgspec.json.Decoder(_Response).decode
+_decode_error = msgspec.json.Decoder(_ErrorBody).decode
+
+
+class _Status(Exception):
+    """A non-2xx answer, before it is classified."""
+
+    def __init__(self, status: int, retry_after: float | None, code: str | None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.retry_after = retry_after
+        self.code = code
+
+
+def _error_code(content: bytes) -> str | None:
+    """The ``error.code`` of an OpenAI-style error body, when it is one the hints know
+    (compared, never shown: the body may echo the prompt)."""
+    if len(content) > ERROR_BODY_MAX:
+        return None
+    try:
+        error = _decode_error(content).error
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    if isinstance(error, _ErrorDetail) and error.code == CONTEXT_CODE:
+        return CONTEXT_CODE
+    return None
 
 
 def retry_after_seconds(value: str | None, now: Callable[[], datetime]) -> float | None:
@@ -121,8 +186,21 @@ def _refusal_hint(status: int) -> str | None:
     if status == 404:
         return "check pipeline.extraction.base_url and model (is the model installed?)"
     if status in (400, 422):
-        return "the server may not take this response_format: try structured_output: json_object"
+        return "the server may not take this request: try structured_output: auto"
     return None
+
+
+def _classify(answer: _Status) -> Retryable | RequestFailed:
+    status = answer.status
+    if answer.code == CONTEXT_CODE:
+        return RequestFailed(
+            f"the request does not fit the model's context (HTTP {status})",
+            hint="lower pipeline.chunking.max_units or max_tokens, or give the server a "
+            "longer context",
+        )
+    if status in RETRIED_STATUSES or status >= 500:
+        return Retryable(f"the server answered HTTP {status}", answer.retry_after)
+    return RequestFailed(f"the server refused the request (HTTP {status})", _refusal_hint(status))
 
 
 class _Wait:
@@ -207,27 +285,55 @@ class ChatTransport:
         await self._client.aclose()
 
     async def complete(
-        self, body: dict[str, Any], on_send: Callable[[], None] = lambda: None
+        self,
+        body: dict[str, Any],
+        on_send: Callable[[], None] = lambda: None,
+        *,
+        probe: bool = False,
     ) -> Completion:
         """One completion; ``on_send`` is called for every request sent (retries
-        included). Raises ``RequestFailed``."""
-        from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+        included). With ``probe``, a refusal of the request as such raises
+        ``FormatRefused`` (see the module's documentation). Raises ``RequestFailed``."""
+        from tenacity import AsyncRetrying, retry_if_exception_type
 
         payload = msgspec.json.encode(body)
+        attempts = 0
+
+        async def send() -> Completion:
+            nonlocal attempts
+            attempts += 1
+            on_send()
+            return await self._send(payload)
+
+        async def attempt() -> Completion:
+            try:
+                return await send()
+            except _Status as answer:
+                if not (probe and attempts == 1 and answer.code is None):
+                    raise _classify(answer) from None
+                if answer.status in REFUSED_FORMAT_STATUSES:
+                    raise FormatRefused(answer.status) from None
+                if answer.status != 500 or answer.retry_after is not None:
+                    raise _classify(answer) from None
+                first = answer.status
+            try:  # a 500 to a probe is sent again at once: the same answer is a refusal
+                return await send()
+            except _Status as again:
+                if again.status == first and again.retry_after is None:
+                    raise FormatRefused(first) from None
+                raise _classify(again) from None
+
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self._max_retries + 1),
+            stop=lambda state: attempts >= self._max_retries + 1,
             wait=_Wait(),
             retry=retry_if_exception_type(Retryable),
             sleep=self._sleep,
             reraise=True,
         )
-        attempts = 0
         try:
-            async for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    on_send()
-                    return await self._send(payload)
+            async for each in retrying:
+                with each:
+                    return await attempt()
         except Retryable as error:
             raise RequestFailed(
                 f"{error.reason}, after {attempts} attempt{'s' if attempts > 1 else ''}",
@@ -236,6 +342,8 @@ class ChatTransport:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _send(self, payload: bytes) -> Completion:
+        """One request: its completion; ``_Status`` for a non-2xx answer; ``Retryable`` for
+        a timeout, a dropped connection or a response that is not a completion."""
         import httpx
 
         if self._rate is not None:
@@ -248,24 +356,24 @@ class ChatTransport:
             except httpx.TransportError:
                 raise Retryable("the connection failed or was dropped") from None
         status = response.status_code
-        if status in RETRIED_STATUSES or status >= 500:
+        if not 200 <= status < 300:
             retry_after = retry_after_seconds(
                 response.headers.get("retry-after"), lambda: datetime.now(UTC)
             )
-            raise Retryable(f"the server answered HTTP {status}", retry_after)
-        if not 200 <= status < 300:
-            raise RequestFailed(
-                f"the server refused the request (HTTP {status})", _refusal_hint(status)
-            )
+            raise _Status(status, retry_after, _error_code(response.content))
         try:
             parsed = _decode_response(response.content)
             choice = parsed.choices[0]
         except (msgspec.DecodeError, msgspec.ValidationError, IndexError):
             raise Retryable("the server's response is not a chat completion") from None
         usage = parsed.usage or _Usage()
+        cached = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
+        if cached is None and parsed.timings is not None:
+            cached = parsed.timings.cache_n
         return Completion(
             choice.message.content,
             choice.finish_reason,
             usage.prompt_tokens or 0,
             usage.completion_tokens or 0,
+            cached,
         )

@@ -1,37 +1,45 @@
-"""The extraction prompts of the D&D kinds, v1: one narrow question each (ADR-0009).
+"""The extraction prompts of the D&D kinds, v2: one narrow question each (ADR-0009).
 
-Every prompt states the kind's question (the contract's table), the rules every lane shares
-(each field supported by the cited units, only the unit IDs shown may be cited, no prose or
-summary, an empty list is a good answer) and the shape of one record, so that a server
-without JSON Schema support (``structured_output: json_object``) still knows what to answer.
-The fixed part stays under about 1,500 characters: ``tests/test_prompts.py`` measures it.
+Every request is laid out chunk first, question last (``docs/extraction.md``): the
+``PREAMBLE`` every lane shares (what the transcript is, the rules every lane follows: each
+field supported by the cited units, only the unit IDs shown may be cited, no prose or
+summary, an empty list is a good answer), then the chunk's units, then the lane's own
+question and the shape of one record, so that a server without JSON Schema support
+(``structured_output: json_object`` or ``none``) still knows what to answer. Since the
+preamble and the units come first, a server with a prompt cache (llama.cpp, vLLM,
+OpenAI) evaluates a chunk once for all six lanes. The fixed part stays under about 1,500
+characters: ``tests/test_extract_config.py`` measures it.
 
-A prompt's text is part of its version: change the text, bump the ``@N``.
+A prompt's text is part of its version: change the text, bump the ``@N`` (v1 put each
+lane's question before the units).
 """
 
 from __future__ import annotations
 
 from streamer.framework.kinds.extraction import Prompt
 
-_SHARED = """\
-You read a transcript of a tabletop role-playing game (D&D) session. Each line is one unit: \
-[unit_id] speaker: text.
-Question: {question}
-{guidance}
+PREAMBLE = """\
+You read a transcript of a tabletop role-playing game (D&D) session, then answer one \
+question about it. Each line of the transcript is one unit: [unit_id] speaker: text.
 Rules:
 - Every field must be supported by the units you cite.
-- Cite only unit IDs shown here, as {{"start_unit_id": ID, "end_unit_id": ID}} (a range, \
-start first; the same ID twice for one unit).
+- Cite only unit IDs shown in the transcript, as {"start_unit_id": ID, "end_unit_id": ID} \
+(a range, start first; the same ID twice for one unit).
 - No prose, no summary, no explanation: answer only with JSON.
-- An empty list is a good answer: {{"records": []}} when nothing answers the question.
+- An empty list is a good answer: {"records": []} when nothing answers the question."""
+
+_QUESTION = """\
+Question: {question}
+{guidance}
 Answer: {{"records": [{shape}, ...]}}"""
 
 _REFS = '"source_refs": [{"start_unit_id": ID, "end_unit_id": ID}]'
+VERSION = 2
 
 
 def _prompt(kind: str, question: str, guidance: str, shape: str) -> Prompt:
-    text = _SHARED.format(question=question, guidance=guidance, shape=shape)
-    return Prompt(f"{kind}@1", text)
+    text = _QUESTION.format(question=question, guidance=guidance, shape=shape)
+    return Prompt(f"{kind}@{VERSION}", text, PREAMBLE)
 
 
 SPELL_CASTS = _prompt(

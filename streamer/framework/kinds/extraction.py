@@ -5,9 +5,12 @@ question and validate the answer against the kind's model-facing record, but not
 question is. A kind declares that here, as one ``ExtractionSpec`` on its ``ArtifactKind``
 (``extraction=``); a kind without one (the party roster) is never extracted.
 
-- ``Prompt``: the fixed part of the request, versioned (``dnd/spell-casts@1``). The version
+- ``Prompt``: the fixed part of the request, versioned (``dnd/spell-casts@2``). The version
   is recorded in every candidates header and keys the cache, so changing a prompt's text
-  means giving it a new version.
+  means giving it a new version. Its ``preamble`` is what the lanes of a family share
+  (sent first, before the chunk's units, so that a prefix-caching server evaluates a chunk
+  once for all of them); its ``instructions`` are the lane's own question and answer
+  shape (sent after the units).
 - ``RulesExtractor``: the built-in extractor of ``engine: rules``, for kinds that have one.
   It sees the units of one chunk (``ShownUnit``, exactly what a model is shown) and returns
   model-facing records as JSON-ready data, in the order it found them. Deterministic.
@@ -44,11 +47,17 @@ class ShownUnit:
 
 @dataclass(frozen=True)
 class Prompt:
-    """A kind's prompt: ``id`` (``family/kind@N``) and the instructions (the system
-    message). The chunk's units follow in the user message, one line each."""
+    """A kind's prompt: ``id`` (``family/kind@N``), the ``instructions`` (the lane's
+    question and the shape of its answer) and the ``preamble`` its family's lanes share.
+
+    A request is laid out chunk first, question last: the preamble (the system message),
+    then the user message with the chunk's units, one line each, and the instructions
+    after them. Everything before the instructions is the same for every lane of a chunk
+    whose kinds share a preamble."""
 
     id: str
     instructions: str
+    preamble: str = ""
 
     def __post_init__(self) -> None:
         if not _PROMPT_ID.match(self.id):
