@@ -36,8 +36,13 @@ def write_config(root: Path, base_url: str) -> Path:
 
 
 def npc_answer(request: Request) -> Reply:
-    """One NPC, cited by the chunk's first unit."""
-    unit = request.first_unit
+    """One NPC, cited by the chunk's first unit that says it (the support check reads it)."""
+    saying = [
+        line.split("]")[0].lstrip("[")
+        for line in request.units.splitlines()
+        if line.startswith("[") and "goblin" in line.casefold()
+    ]
+    unit = saying[0] if saying else request.first_unit
     record = {"name": "Goblin", "source_refs": [{"start_unit_id": unit, "end_unit_id": unit}]}
     return Reply(content=orjson.dumps({"records": [record]}).decode())
 

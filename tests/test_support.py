@@ -504,3 +504,24 @@ def test_the_shuffled_candidates_give_the_same_bytes(tmp_path: Path) -> None:
         outputs.append((root / "out" / "spells.json").read_bytes())
         assert orjson.loads(outputs[-1])["records"]  # some accepted, some rejected
     assert outputs[0] == outputs[1] == outputs[2]
+
+
+class _Zaps:
+    """A catalog that knows one spelling and says nothing of how it is spoken."""
+
+    def canonical(self, value: str) -> str:
+        return "Lightning Bolt" if value.casefold() == "the big zap thing" else value
+
+
+def test_the_value_as_a_candidate_gave_it_is_a_spelling_of_its_canonical_value() -> None:
+    spec = NormalizationSpec(
+        id_prefix="spell", catalogs={"spell": _Zaps()}, textual_members=("spell",)
+    )
+    support = Support(spec, Names(), {})
+    claim = {"spell": "Lightning Bolt"}
+    support.expect(claim, [("u1", "u1")], {"spell": "The Big Zap Thing"})
+    support.expect(claim, [("u2", "u2")], {"spell": "Lightning Bolt"})
+    support.read(("u1", "u1"), [CitedUnit("I unleash the big zap thing!", None)])
+    support.read(("u2", "u2"), [CitedUnit("Zap!", None)])
+    assert support.unsupported(claim, [Ref(0, 0, "u1", "u1")]) is None
+    assert support.unsupported(claim, [Ref(1, 1, "u2", "u2")]) == "spell"

@@ -180,7 +180,8 @@ def expect(raw: RawCandidate, kind: ArtifactKind[Any], names: Names, support: Su
     spec = spec_of(kind)
     canonical = canonical_members(raw, kind, spec, names)
     if not isinstance(canonical, Problem):
-        support.expect(canonical[1], cited_ranges(raw, kind))
+        record, members = canonical
+        support.expect(members, cited_ranges(raw, kind), record)
 
 
 def _accept(

@@ -17,7 +17,8 @@ order as one text:
 2. the words of a known spelling occur so: for a name member, the glossary's name and
    aliases of its canonical name; for a catalog member, the catalog's spoken forms of its
    canonical value (the SRD catalog: the name and its aliases, ``Tasha's Hideous
-   Laughter`` for ``Hideous Laughter``); or
+   Laughter`` for ``Hideous Laughter``); and the value as a candidate of the lane gave it,
+   before the glossary and the catalogs turned it into the canonical value; or
 3. for a catalog member, a run of consecutive words (at most two more words than the
    longest spoken form has) that the catalog canonicalizes to the value (``fire ball``
    and ``fire-ball`` are ``Fireball``: the text is read as the candidate was); or
@@ -127,6 +128,7 @@ class Support:
         self._party = party
         self._claims: dict[Pair, set[Claim]] = {}
         self._said: set[tuple[Pair, Claim]] = set()
+        self._given: dict[Claim, set[str]] = {}  # spellings candidates gave a claim's value
         self._spoken = {  # a protocol check is slow: once
             member: catalog
             for member, catalog in spec.catalogs.items()
@@ -138,15 +140,26 @@ class Support:
         """The cited ranges the check must read."""
         return self._claims.keys()
 
-    def expect(self, members: Mapping[str, Any], pairs: Iterable[Pair]) -> None:
+    def expect(
+        self,
+        members: Mapping[str, Any],
+        pairs: Iterable[Pair],
+        spoken: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Record what a candidate claims: its canonical ``members`` citing ``pairs``;
+        ``spoken``: its members as the candidate gave them (before the glossary and the
+        catalogs), each also a spelling of its canonical value."""
         claims = [
             (member, value)
             for member in self._spec.textual_members
             if isinstance(value := members.get(member), str)
         ]
-        if claims:
-            for pair in pairs:
-                self._claims.setdefault(pair, set()).update(claims)
+        for pair in pairs:
+            self._claims.setdefault(pair, set()).update(claims)
+        for claim in claims:
+            given = (spoken or {}).get(claim[0])
+            if isinstance(given, str) and given != claim[1]:
+                self._given.setdefault(claim, set()).add(given)
 
     def read(self, pair: Pair, units: Sequence[CitedUnit]) -> None:
         """Check the claims citing ``pair`` against its ``units``, in document order."""
@@ -172,6 +185,7 @@ class Support:
         member, value = claim
         spec = self._spec
         phrases = [value_words(value)]
+        phrases.extend(value_words(given) for given in sorted(self._given.get(claim, ())))
         if member in spec.name_members:
             phrases.extend(value_words(key) for key in self._names.spellings(value))
         catalog = spec.catalogs.get(member)
