@@ -6,7 +6,9 @@ that holds the files the examples name (``streamer.yaml``, ``session.vtt``, ``la
 the committed fixtures, and the lanes by streamer itself), with the repository's
 ``fixtures/`` and ``docs/`` beside them and ``../shared`` the shared data. Each command
 must succeed. A block that cannot run here says why just above it, in the document:
-``<!-- docs-example: not run (REASON) -->`` (a network, a cluster, the test suite itself).
+``<!-- docs-example: not run (REASON) -->`` (a network, a cluster, the test suite itself);
+an excerpt of a file says which, ``<!-- docs-example: excerpt of PATH -->``, and each of
+its lines is in that file (its comments aside, and ``...`` standing for a body).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from tests.support import REPO
 SHARED = REPO.parent / "shared"
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 BLOCK = re.compile(
-    r"(?:<!-- docs-example: not run \((?P<reason>[^)]+)\) -->\n)?"
+    r"(?:<!-- docs-example: (?:not run \((?P<reason>[^)]+)\)|excerpt of (?P<excerpt>\S+)) -->\n)?"
     r"^```(?P<language>sh|python)\n(?P<code>.*?)^```",
     re.MULTILINE | re.DOTALL,
 )
@@ -35,17 +37,29 @@ BIN = Path(sys.executable).parent
 
 
 def blocks(document: Path) -> list[tuple[int, str, str, str | None]]:
-    """``(line, language, code, reason not run)`` of each example of ``document``."""
+    """``(line, language, code, reason not run)`` of each example of ``document`` (an
+    excerpt is not run: it is checked against its file)."""
     text = document.read_text(encoding="utf-8")
     return [
         (
             text.count("\n", 0, match.start("code")),
             match["language"],
             match["code"],
-            match["reason"],
+            match["reason"] or (match["excerpt"] and f"an excerpt of {match['excerpt']}"),
         )
         for match in BLOCK.finditer(text)
     ]
+
+
+def excerpts() -> list[tuple[str, Path, str]]:
+    found = []
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        for match in BLOCK.finditer(text):
+            if match["excerpt"] is not None:
+                line = text.count("\n", 0, match.start("code")) + 1
+                found.append((f"{document.name}:{line}", REPO / match["excerpt"], match["code"]))
+    return found
 
 
 def make_sandbox(folder: Path) -> None:
@@ -138,7 +152,7 @@ def test_an_example_not_run_says_why_and_they_are_few() -> None:
         f"{document.name}:{line + 1}": reason
         for document in DOCUMENTS
         for line, _, _, reason in blocks(document)
-        if reason is not None
+        if reason is not None and not reason.startswith("an excerpt of")
     }
     assert all(len(reason) > 10 for reason in not_run.values()), not_run
     total = sum(len(blocks(document)) for document in DOCUMENTS)
@@ -149,3 +163,14 @@ def test_a_failing_example_fails_the_test(tmp_path: Path) -> None:
     """The runner stops at the first failing command, also inside a pipeline."""
     assert run_block("sh", "true\nfalse | cat\ntrue\n", tmp_path).returncode != 0
     assert run_block("python", "raise SystemExit(3)", tmp_path).returncode == 3
+
+
+@pytest.mark.parametrize(("where", "path", "code"), excerpts(), ids=lambda value: str(value))
+def test_every_excerpt_is_in_its_file(where: str, path: Path, code: str) -> None:
+    source = {" ".join(line.split()) for line in path.read_text(encoding="utf-8").splitlines()}
+    for line in code.splitlines():
+        statement = " ".join(line.split("  # ")[0].split())
+        if statement.endswith(": ..."):
+            statement = statement[:-4]
+        if statement:
+            assert statement in source, f"{where}: {statement!r} is not in {path.name}"
