@@ -85,7 +85,7 @@ EXTRACT_ERRORS = {
         None,
     ),
     "rules for a kind without rules": (
-        "pipeline:\n  lanes: [{id: npcs, artifact_kind: dnd/npcs, engine: rules}]\n",
+        "pipeline:\n  lanes: [{id: turns, artifact_kind: dnd/combat-turns, engine: rules}]\n",
         None,
     ),
     "no key": (

@@ -357,7 +357,7 @@ def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path:
         ("names: {Vex: [3]}\n", "glossary g.yaml: $.names (entry 1)[0] must be a non-empty string"),
         (
             "monsters: []\n",
-            'glossary g.yaml: $: unknown member "monsters" (hint: accepted: names, party)',
+            'glossary g.yaml: $: unknown member "monsters" (hint: accepted: names, party, spells)',
         ),
         ("names: {Vex: []}\nnames: {}\n", "glossary g.yaml line 2: duplicate key"),
         ("party: [{player: LAURA}]\n", "glossary: $.party[0].character is required"),

@@ -36,6 +36,7 @@ from streamer.extraction.run import (
 from streamer.extraction.transport import ChatTransport, Sleep
 from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
+from streamer.framework.kinds.extraction import RulesContext
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.output.publication import DIRECTORY_MODE
@@ -172,12 +173,22 @@ def _api_key(config: Configuration, environ: Mapping[str, str]) -> str | None:
     return key
 
 
-def _party(config: Configuration, glossary: str | os.PathLike[str] | None) -> dict[str, str]:
-    """The glossary's ``party`` (``--glossary``, else ``pipeline.normalization.glossary``)
-    as speaker -> character; empty without a glossary."""
+def _rules_context(
+    config: Configuration,
+    glossary: str | os.PathLike[str] | None,
+    party: Mapping[str, str] | None,
+) -> RulesContext:
+    """What the rules read of the glossary (``--glossary``, else
+    ``pipeline.normalization.glossary``): its ``party`` as speaker -> character (or
+    ``party`` when given), its ``names`` and its alias sections; empty without one."""
     if glossary is None and config.normalization.glossary is None:
-        return {}
-    return party_of(glossary_of(config, glossary))
+        return RulesContext(dict(party or {}))
+    terms = glossary_of(config, glossary)
+    return RulesContext(
+        dict(party_of(terms) if party is None else party),
+        dict(terms.names.items()),
+        {section: dict(names.items()) for section, names in terms.aliases.items()},
+    )
 
 
 def _check_folder(folder: Path, option: str) -> None:
@@ -217,8 +228,9 @@ def extract(
     """
     plans, skipped = _plan_lanes(config, lanes)
     model_lanes = [plan for plan in plans if plan.extractor is None]
-    if party is None:
-        party = _party(config, glossary) if len(model_lanes) < len(plans) else {}
+    context = (
+        _rules_context(config, glossary, party) if len(model_lanes) < len(plans) else RulesContext()
+    )
     api_key = _api_key(config, os.environ if environ is None else environ) if model_lanes else None
     output = Path(output_dir)
     cache_folder = output / CACHE_FOLDER if cache_dir is None else Path(cache_dir)
@@ -253,7 +265,7 @@ def extract(
             ModelAsker(
                 plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report
             ).ask()
-        write_lane_files(plan, plans, cache, output, party or {}, report)
+        write_lane_files(plan, plans, cache, output, context, report)
         return ExtractResult(
             plan.document_id,
             plan.semantic_digest,

@@ -84,12 +84,10 @@ def glossary_of(config: Configuration, glossary: str | os.PathLike[str] | None) 
     path = Path(glossary) if glossary is not None else config.normalization.glossary
     if path is None:
         return Glossary()
-    sections = {
-        spec.glossary_section
-        for kind in default_registry()
-        if (spec := kind.normalization) is not None and spec.glossary_section is not None
-    }
-    return load_glossary(path, sections)
+    specs = [spec for kind in default_registry() if (spec := kind.normalization) is not None]
+    sections = {spec.glossary_section for spec in specs if spec.glossary_section is not None}
+    aliases = {section for spec in specs for section in spec.glossary_aliases.values()}
+    return load_glossary(path, sections, aliases)
 
 
 def party_of(terms: Glossary) -> dict[str, str]:
@@ -170,13 +168,13 @@ def normalize(
         file = read_candidates_file(path, lane_id, kind.name)
         files[lane_id] = file
         if strict:
-            checks[lane_id] = Support(spec, terms.names, party)
+            checks[lane_id] = Support(spec, terms.names, party, terms.aliases)
         for raw in file.candidates:
             ids, chunk_id = cited(raw, kind)
             unit_ids |= ids
             chunk_ids.add(chunk_id)
             if strict:
-                expect(raw, kind, terms.names, checks[lane_id])
+                expect(raw, kind, terms.names, checks[lane_id], terms.aliases)
     cited_ranges = CitedRanges(checks.values())
     index = SourceIndexTap(
         config.chunking.max_units,
@@ -217,6 +215,7 @@ def normalize(
                     index.positions,
                     terms.names,
                     checks.get(lane_id),
+                    terms.aliases,
                 )
             )
         elif spec.glossary_section is not None and spec.glossary_section in terms.sections:

@@ -18,7 +18,7 @@ leaves the candidates files as they were and the cache with every answer it rece
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,6 +91,7 @@ class LanePlan:
     mode_index: int | None = None  # the lane's own structured-output mode, once it has one
     accepted: bool = False  # the server accepted one of its requests
     modes: dict[str, str] = field(default_factory=dict)  # chunk ID -> its answer's mode
+    note: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -130,6 +131,7 @@ class LanePlan:
             "cached_tokens": stats.cached_tokens,
             "truncated": stats.truncated,
             "failures": sorted(stats.failures, key=lambda failure: failure["chunk_id"]),
+            **({} if self.note is None else {"note": self.note}),
         }
 
 
@@ -321,14 +323,17 @@ def write_lane_files(
     lanes: list[LanePlan],
     cache: ResponseCache,
     output_dir: Path,
-    party: Mapping[str, str],
+    context: RulesContext,
     progress: ChunkProgress,
 ) -> None:
-    """The candidates file of every lane that did not fail, in chunk order."""
-    context = RulesContext(dict(party))
+    """The candidates file of every lane that did not fail, in chunk order; a rules lane
+    that can find nothing with this context says why in its receipt (``note``)."""
     for lane in lanes:
         if lane.failed:
             continue
+        note = getattr(lane.extractor, "note", None)  # optional for a plugin's engine
+        if callable(note):
+            lane.note = note(context)
         path = candidates_path(output_dir, lane.lane_id)
         head = header(
             lane.lane_id,

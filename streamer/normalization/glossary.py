@@ -6,9 +6,14 @@ party:                       # a section: the records of a kind declaring it (pa
   - {player: LAURA, character: "Vex'ahlia"}
 names:                       # canonical name -> aliases, for every name-valued member
   "Vex'ahlia": [Vex, Vexahlia]
+spells:                      # an alias section: the group's own names of catalog values
+  "Tiny Hut": [hut, "the dome"]
 ```
 
-``names`` is generic; every other top-level member must be the ``glossary_section`` of a
+``names`` is generic; an *alias section* (``spells``) is the ``glossary_aliases`` section of a
+registered kind's catalog member, read as ``names`` is (name -> aliases, compared by name
+key) and applied to that member before its catalog, by extraction's rules and
+normalization alike; every other top-level member must be the ``glossary_section`` of a
 registered kind, whose records it holds (validated by the kind itself, later). The file is
 read with the configuration's YAML loader (duplicate keys rejected). Errors are
 configuration errors (exit status 2) naming the glossary file and a JSON path, never a
@@ -39,10 +44,14 @@ class Glossary:
 
     names: Names = field(default_factory=Names)
     sections: dict[str, list[Any]] = field(default_factory=dict)
+    aliases: dict[str, Names] = field(default_factory=dict)
 
 
-def load_glossary(path: Path, sections: Collection[str]) -> Glossary:
-    """Read and check the glossary at ``path``; ``sections``: the accepted section names."""
+def load_glossary(
+    path: Path, sections: Collection[str], alias_sections: Collection[str] = ()
+) -> Glossary:
+    """Read and check the glossary at ``path``; ``sections``: the accepted section names
+    (lists of records); ``alias_sections``: the accepted alias sections."""
     where = f"glossary {path.name}"
     text = read_regular_text(
         path,
@@ -60,15 +69,17 @@ def load_glossary(path: Path, sections: Collection[str]) -> Glossary:
         if duplicate:
             raise ConfigurationError(f"{where} line {duplicate[1]}: duplicate key") from None
         raise ConfigurationError(where + error.message.removeprefix("configuration")) from None
-    return parse_glossary(data, sections, where)
+    return parse_glossary(data, sections, where, alias_sections)
 
 
-def parse_glossary(data: Any, sections: Collection[str], where: str) -> Glossary:
+def parse_glossary(
+    data: Any, sections: Collection[str], where: str, alias_sections: Collection[str] = ()
+) -> Glossary:
     if data is None:
         return Glossary()
     if not isinstance(data, dict):
         raise ConfigurationError(f"{where}: $ must be a mapping")
-    accepted = sorted({NAMES, *sections})
+    accepted = sorted({NAMES, *sections, *alias_sections})
     for key in data:
         if key not in accepted:
             shown = quoted(key) if isinstance(key, str) else "(a non-string key)"
@@ -82,18 +93,21 @@ def parse_glossary(data: Any, sections: Collection[str], where: str) -> Glossary
             if not isinstance(value, list):
                 raise ConfigurationError(f"{where}: $.{name} must be a list")
             found[name] = value
-    return Glossary(_names(data.get(NAMES), where), found)
+    aliases = {
+        name: _names(data[name], where, name) for name in sorted(alias_sections) if name in data
+    }
+    return Glossary(_names(data.get(NAMES), where), found, aliases)
 
 
-def _names(value: Any, where: str) -> Names:
+def _names(value: Any, where: str, member: str = NAMES) -> Names:
     if value is None:
         return Names()
     if not isinstance(value, dict):
-        raise ConfigurationError(f"{where}: $.names must be a mapping of names to alias lists")
+        raise ConfigurationError(f"{where}: $.{member} must be a mapping of names to alias lists")
     canonical: dict[str, str] = {}
     entry_of: dict[str, int] = {}
     for index, (name, aliases) in enumerate(value.items()):
-        path = f"$.names (entry {index + 1})"
+        path = f"$.{member} (entry {index + 1})"
         if not isinstance(name, str) or not name.strip():
             raise ConfigurationError(f"{where}: {path}: a name must be a non-empty string")
         if aliases is None:

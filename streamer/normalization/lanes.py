@@ -106,8 +106,10 @@ def normalize_lane(
     positions: Mapping[str, int],
     names: Names,
     support: Support | None = None,
+    aliases: Mapping[str, Names] | None = None,
 ) -> LaneResult:
-    """``support``: the support check of the lane, ``None`` when the policy is ``off``."""
+    """``support``: the support check of the lane, ``None`` when the policy is ``off``;
+    ``aliases``: the glossary's alias sections (``spells``)."""
     spec = spec_of(kind)
     result = LaneResult(lane_id, candidates=candidates.read)
     rejections = list(candidates.rejections)
@@ -116,7 +118,7 @@ def normalize_lane(
     for raw in candidates.candidates:
         known = raw.chunk_id if raw.chunk_id in chunks else None
         chunk_of[raw.line] = known
-        outcome = _accept(raw, kind, spec, chunks, positions, names)
+        outcome = _accept(raw, kind, spec, chunks, positions, names, aliases or {})
         checked = support is not None and spec.collapse is not Collapse.SPAN
         if checked and not isinstance(outcome, Problem):
             assert support is not None
@@ -155,7 +157,11 @@ def normalize_lane(
 
 
 def canonical_members(
-    raw: RawCandidate, kind: ArtifactKind[Any], spec: NormalizationSpec, names: Names
+    raw: RawCandidate,
+    kind: ArtifactKind[Any],
+    spec: NormalizationSpec,
+    names: Names,
+    aliases: Mapping[str, Names],
 ) -> tuple[dict[str, Any], dict[str, Any]] | Problem:
     """A candidate's record (as JSON) and its canonical members (evidence aside), or its
     ``invalid_record`` problem. Needs no source: the support check asks for it before the
@@ -171,14 +177,23 @@ def canonical_members(
             members[name] = names.canonical(members[name])
     for name, catalog in spec.catalogs.items():
         if members.get(name) is not None:
+            section = spec.glossary_aliases.get(name)
+            if section is not None and section in aliases:
+                members[name] = aliases[section].canonical(members[name])
             members[name] = catalog.canonical(members[name])
     return record, members
 
 
-def expect(raw: RawCandidate, kind: ArtifactKind[Any], names: Names, support: Support) -> None:
+def expect(
+    raw: RawCandidate,
+    kind: ArtifactKind[Any],
+    names: Names,
+    support: Support,
+    aliases: Mapping[str, Names] | None = None,
+) -> None:
     """Tell ``support`` what a candidate claims, before the source pass."""
     spec = spec_of(kind)
-    canonical = canonical_members(raw, kind, spec, names)
+    canonical = canonical_members(raw, kind, spec, names, aliases or {})
     if not isinstance(canonical, Problem):
         record, members = canonical
         support.expect(members, cited_ranges(raw, kind), record)
@@ -191,8 +206,9 @@ def _accept(
     chunks: Mapping[str, ChunkSpan],
     positions: Mapping[str, int],
     names: Names,
+    aliases: Mapping[str, Names],
 ) -> Grounded | Problem:
-    canonical = canonical_members(raw, kind, spec, names)
+    canonical = canonical_members(raw, kind, spec, names, aliases)
     if isinstance(canonical, Problem):
         return canonical
     record, members = canonical

@@ -1,27 +1,14 @@
-"""Names: the documented name key, and canonical names through the glossary's aliases.
-
-The *name key* of a name is the name in Unicode NFKC, case-folded, with every apostrophe
-form (U+2019, U+2018, U+02BC, U+0060, U+00B4) written ``'`` and every run of white space
-one space, trimmed. Two names with the same key are the same name: ``VEX'AHLIA`` and
-``vex'ahlia`` (or with U+2019 for the apostrophe). Nothing else
-is removed (``Vexahlia`` is another name unless the glossary lists it as an alias).
-"""
+"""Names: canonical names through the glossary's aliases, compared by the documented name
+key (``streamer.framework.names``: NFKC, case-folded, apostrophe forms and spacing
+ignored)."""
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
-_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
+from streamer.framework.names import folded, name_key
 
-
-def folded(text: str) -> str:
-    """``text`` in NFKC, case-folded, every apostrophe form written ``'``."""
-    return unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
-
-
-def name_key(name: str) -> str:
-    return " ".join(folded(name).split())
+__all__ = ["Names", "folded", "name_key"]
 
 
 class Names:
@@ -45,3 +32,7 @@ class Names:
 
     def __len__(self) -> int:
         return len(self._canonical)
+
+    def items(self) -> Iterator[tuple[str, str]]:
+        """(name key of a name or alias, its glossary name), in the glossary's order."""
+        return iter(self._canonical.items())

@@ -16,9 +16,10 @@ order as one text:
    ``Vex'ahlia's``, ``potions`` for ``potion``); or
 2. the words of a known spelling occur so: for a name member, the glossary's name and
    aliases of its canonical name; for a catalog member, the catalog's spoken forms of its
-   canonical value (the SRD catalog: the name and its aliases, ``Tasha's Hideous
-   Laughter`` for ``Hideous Laughter``); and the value as a candidate of the lane gave it,
-   before the glossary and the catalogs turned it into the canonical value; or
+   canonical value (the SRD catalog: the name and its aliases, ``Bigby's Hand`` for
+   ``Arcane Hand``) and the aliases of the glossary's alias section of that member
+   (``spells: {"Tiny Hut": ["the dome"]}``); and the value as a candidate of the lane gave
+   it, before the glossary and the catalogs turned it into the canonical value; or
 3. for a catalog member, a run of consecutive words (at most two more words than the
    longest spoken form has) that the catalog canonicalizes to the value (``fire ball``
    and ``fire-ball`` are ``Fireball``: the text is read as the candidate was); or
@@ -122,9 +123,16 @@ class Support:
 
     ``party``: a speaker's name key -> the name of the character they play."""
 
-    def __init__(self, spec: NormalizationSpec, names: Names, party: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        spec: NormalizationSpec,
+        names: Names,
+        party: Mapping[str, str],
+        aliases: Mapping[str, Names] | None = None,
+    ) -> None:
         self._spec = spec
         self._names = names
+        self._aliases = aliases or {}
         self._party = party
         self._claims: dict[Pair, set[Claim]] = {}
         self._said: set[tuple[Pair, Claim]] = set()
@@ -192,6 +200,9 @@ class Support:
         spoken = self._spoken.get(member)
         if spoken is not None:
             phrases.extend(value_words(form) for form in spoken.spoken_forms(value))
+        section = spec.glossary_aliases.get(member)
+        if section is not None and section in self._aliases:
+            phrases.extend(value_words(key) for key in self._aliases[section].spellings(value))
         if any(says(text, phrase) for phrase in phrases):
             return True
         if catalog is not None:

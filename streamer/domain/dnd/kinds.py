@@ -19,6 +19,7 @@ from typing import Any, Literal
 import msgspec
 
 from streamer.domain.dnd import normalization, prompts
+from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
 from streamer.domain.dnd.rules import SpellCastRules
 from streamer.framework.kinds.extraction import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
@@ -96,7 +97,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         labels={"npc_id": "NPC", "name": "Name", **_EVIDENCE},
         id_member="npc_id",
         evidence_member="source_refs",
-        extraction=ExtractionSpec(prompts.NPCS),
+        extraction=ExtractionSpec(prompts.NPCS, rules=NpcRules()),
         normalization=normalization.NPCS,
     ),
     ArtifactKind(
@@ -107,7 +108,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         labels={"interaction_id": "Interaction", "npc": "NPC", **_EVIDENCE},
         id_member="interaction_id",
         evidence_member="source_refs",
-        extraction=ExtractionSpec(prompts.NPC_INTERACTIONS),
+        extraction=ExtractionSpec(prompts.NPC_INTERACTIONS, rules=NpcInteractionRules()),
         normalization=normalization.NPC_INTERACTIONS,
     ),
     ArtifactKind(

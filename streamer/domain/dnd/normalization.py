@@ -28,6 +28,7 @@ SPELL_CASTS = NormalizationSpec(
     catalogs={"spell": _SrdSpells()},
     textual_members=("spell", "caster"),
     actor_members=("caster",),
+    glossary_aliases={"spell": "spells"},
 )
 NPCS = NormalizationSpec(
     id_prefix="npc",

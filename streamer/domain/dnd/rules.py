@@ -1,56 +1,98 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-A candidate is a *casting statement* naming a known spell:
+Version 2 (``dnd/spell-casts-rules@2``). A candidate is one of:
 
-1. a casting verb, as a whole word: ``cast``, ``casts``, ``casting``;
-2. followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a spell
-   level such as ``third-level`` or ``level 3``), by a spell name of the SRD catalog or one
-   of its aliases (``SpellMatcher``: the longest name that matches, compared by the
-   catalog's match key, so case, spacing and punctuation do not matter).
+1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
+   followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
+   such as ``third-level``), by a spell name (``SpellMatcher``: the SRD catalog, its
+   aliases, the glossary's ``spells`` aliases; the longest name that matches, compared by
+   the catalog's match key, then without the articles, and ``<Name>'s <SRD name>``);
+2. a *spell name used as a verb*: a spoken name of the catalog (``NameForms``: its words,
+   case-insensitive, articles added or dropped, a wizard's ``<Name>'s`` before it) that is
+   not an ordinary word (``ORDINARY_SPELLS`` need a casting verb), either in the first
+   person (``I Plane Shift it``, ``I'll Dimension Door into the house``, ``I'm going to
+   Misty Step``) or as an imperative with a target at the start of a clause (``Greater
+   Restoration on Grog``: the next word is ``on``, ``at``, ``into``, ``him``, ``them``...).
 
-A statement is *not* a cast, and gives nothing, when its sentence is a question (it ends
-with ``?``) or when the words before the verb in its clause hold a negation, a modal or a
-condition (``can``, ``could``, ``should``, ``would``, ``might``, ``may``, ``don't``,
-``not``, ``if``, ``when``, ...): "can I cast Bless?", "I won't cast Fireball in here",
-"if you cast Shield". The casting noun (``the cast of``) is skipped too.
+Not a cast, and nothing given: a sentence that is a question (it ends with ``?``); words
+before the verb (or the name) in its clause holding a negation, a modal, a condition, an
+attempt or a failure (``can``, ``would``, ``don't``, ``if``, ``when``, ``tried``, ``try``,
+``attempts``, ``fails``, ``was going to``, ...); the casting noun (``the cast of``).
 
-``caster``: the speaker's character when the statement is in the first person (``I cast``,
-``I'm casting``, ``I'll cast``, ``I'm going to cast``, ...) and the glossary's ``party``
-maps the unit's speaker; otherwise ``null``. The candidate cites the one unit it was found
-in; the spell is written as the catalog spells it. Deterministic: the same chunk gives the
-same candidates in the same order (by unit, then by position in the text).
+``caster``: the speaker's character (the glossary's ``party``) when the statement is in the
+first person; for the game master's narration, the party character named as the subject
+(``Scanlan casts``) or addressed before ``you`` in the sentence (``Keyleth, you cast``): a
+character's name or one of its glossary aliases. Otherwise ``null`` (an imperative says no
+caster). Every caster given is one the support check of normalization accepts.
 
-Limits (docs/extraction.md): only the three verb forms are read ("I Fireball them" is
-missed), a spell outside the catalog is missed, a cast narrated across two units is cited
-by the unit holding the verb, and a statement of intent counts as a cast.
+Each candidate cites the one unit it was found in; the spell is written as the
+catalog (or the glossary) spells it. Deterministic: by unit, then by position in the text.
+
+The prefilter (``prefilter.Gate``) hands the per-unit rules only the units holding ``cast``
+or a name form's keyword; ``SpellCastRules(prefilter=False)`` runs them on every unit, and
+gives the same candidates.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from streamer.domain.dnd.prefilter import Gate
+from streamer.domain.dnd.spell_catalog import (
+    ALIASES,
+    ARTICLES,
+    loose_key,
+    match_key,
+    srd_spells,
+)
 from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.names import name_key
 
-VERSION = "dnd/spell-casts-rules@1"
-LONGEST_NAME_WORDS = 6
+VERSION = "dnd/spell-casts-rules@2"
+SPELLS_SECTION = "spells"  # the glossary's spell aliases: {"Tiny Hut": [hut, "the dome"]}
+LONGEST_NAME_WORDS = 8  # the longest catalog name (6 words) and two articles
 MAX_FILLERS = 3
 CLAUSE_WORDS = 8
 
+# Catalog names that are ordinary words or phrases: never read without a casting verb.
+ORDINARY_SPELLS = frozenset(
+    {
+        "Aid", "Alarm", "Augury", "Awaken", "Bane", "Bless", "Blight", "Blink", "Blur",
+        "Clairvoyance", "Clone", "Command", "Commune", "Compulsion", "Confusion",
+        "Contagion", "Contingency", "Control Water", "Control Weather", "Creation",
+        "Darkness", "Darkvision", "Daylight", "Demiplane", "Divination", "Dream",
+        "Earthquake", "Enthrall", "Entangle", "Fabricate", "Fear", "Find Traps",
+        "Find the Path", "Fly", "Forbiddance", "Foresight", "Gate", "Geas", "Glibness",
+        "Grease", "Guidance", "Hallow", "Harm", "Haste", "Heal", "Heroism", "Hex",
+        "Identify", "Imprisonment", "Invisibility", "Jump", "Knock", "Legend Lore",
+        "Levitate", "Light", "Locate Animals or Plants", "Locate Creature",
+        "Locate Object", "Magic Aura", "Magic Weapon", "Major Image", "Maze", "Mending",
+        "Message", "Mislead", "Move Earth", "Plant Growth", "Project Image",
+        "Regenerate", "Reincarnate", "Resistance", "Resurrection", "Sanctuary",
+        "Scrying", "Seeming", "Sending", "Sequester", "Shatter", "Shield", "Silence",
+        "Silent Image", "Sleep", "Slow", "Spare the Dying", "Speak with Animals",
+        "Speak with Dead", "Speak with Plants", "Suggestion", "Symbol", "Telekinesis",
+        "Teleport", "Tongues", "True Seeing", "True Strike", "Tsunami", "Water Breathing",
+        "Water Walk", "Weird", "Web", "Wind Walk", "Wish", "counter spell",
+    }
+)  # fmt: skip
+
 _WORD = re.compile(r"[\w']+(?:-[\w']+)*")
-_VERB = re.compile(r"(?<![\w'-])(cast|casts|casting)(?![\w'-])", re.IGNORECASE)
+_VERB = re.compile(r"(?<![\w'-])([Cc][Aa][Ss][Tt](?:[Ss]|[Ii][Nn][Gg])?)(?![\w'-])")
 _CLAUSE_BREAK = re.compile('[.!?;:,"()\\[\\]]|\\s-\\s|\u2014|\u2013')
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
+_SENTENCE_END = re.compile(r"[.!?]")
+_LEVEL = re.compile(r"\w+-level|level-\d")
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
-_SENTENCE_END = re.compile(r"[.!?]")
-_LEVEL = re.compile(r"\w+-level|level-\d")
 _FILLERS = _words(
     "a an the my his her their our another one some this that it up again also then "
     "level lvl first second third fourth fifth sixth seventh eighth ninth 1st 2nd "
@@ -59,7 +101,10 @@ _FILLERS = _words(
 _BLOCKERS = _words(
     "can can't cannot couldn't could should shouldn't would wouldn't might may must "
     "don't doesn't didn't won't not never no if when whenever unless until before "
-    "after whether do does did able how why what"
+    "after whether do does did able how why what "
+    # attempts and failures, and what was only meant: not casts
+    "try tries tried trying attempt attempts attempted attempting fail fails failed "
+    "failing was were forgot forget glad almost nearly"
 )
 _NOUN_BEFORE = frozenset({"the", "a", "your", "whole", "entire"})
 _FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i'd"})
@@ -67,65 +112,199 @@ _OTHER_SUBJECTS = _words(
     "you he she they we it who you're he's she's they're we're it's you'll he'll "
     "she'll they'll we'll"
 )
+_YOU = frozenset({"you", "you're", "you've", "you'll"})
+_ADVERBS = _words("just then also now quickly immediately instantly")
+# What may stand before a spell name used as a verb in the first person
+_FIRST_PERSON_LEADS = (
+    ("i",),
+    ("i'll",),
+    ("i", "will"),
+    ("i'm", "going", "to"),
+    ("i", "am", "going", "to"),
+    ("i'm", "gonna"),
+)
+# ... before an imperative at the start of its clause, and the target that must follow it
+_IMPERATIVE_LEADS = _words("and then so okay ok yes yeah also now just first")
+_TARGETS = _words(
+    "on at onto into him her it them us me myself yourself himself herself itself "
+    "themselves ourselves"
+)
 
 
 class SpellMatcher:
     """Which known spell a run of words names: ``match(words)`` is the canonical name and
     the number of words it took (the longest name that fits), or ``None``.
 
-    ``names`` are (spoken form, canonical name) pairs: every catalog name with itself,
-    and every alias with its SRD name. ``key`` is the catalog's match key."""
+    ``names`` are (spoken form, canonical name) pairs. A run matches a form when their
+    match keys are equal, or their loose keys (articles dropped); a run opening with a
+    possessive (``Tasha's``) is also read without it."""
 
-    def __init__(self, names: Iterable[tuple[str, str]], key: Callable[[str], str]) -> None:
-        self._key = key
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
         self._by_key: dict[str, str] = {}
+        self._by_loose: dict[str, str] = {}
         longest = 1
         for spoken, canonical in names:
-            self._by_key.setdefault(key(spoken), canonical)
+            self._by_key.setdefault(match_key(spoken), canonical)
+            self._by_loose.setdefault(loose_key(spoken), canonical)
             longest = max(longest, len(_WORD.findall(spoken)))
-        self._longest = min(longest, LONGEST_NAME_WORDS)
+        self._longest = min(longest + 2, LONGEST_NAME_WORDS)
 
     def match(self, words: Sequence[str]) -> tuple[str, int] | None:
+        found = self._match(words)
+        if found is None and len(words) > 1 and _is_possessive(words[0]):
+            after = self._match(words[1:])
+            if after is not None:
+                return after[0], after[1] + 1
+        return found
+
+    def _match(self, words: Sequence[str]) -> tuple[str, int] | None:
         for size in range(min(self._longest, len(words)), 0, -1):
-            name = self._by_key.get(self._key(" ".join(words[:size])))
+            if words[size - 1].lower() in ARTICLES:
+                continue
+            run = " ".join(words[:size])
+            name = self._by_key.get(match_key(run))
+            if name is None:
+                name = self._by_loose.get(loose_key(run))
             if name is not None:
                 return name, size
         return None
 
 
-@cache
-def srd_matcher() -> SpellMatcher:
-    """The matcher of the shipped SRD catalog and its aliases (``spell_catalog``)."""
-    from streamer.domain.dnd.spell_catalog import ALIASES, match_key, srd_spells
+def _is_possessive(word: str) -> bool:
+    return len(word) > 2 and word[-2:].lower() == "'s"
 
+
+class NameForms:
+    """Spell names said without a casting verb: each form's words, lower-cased, without
+    the articles, and its canonical name. ``keywords`` are the prefilter's: the longest
+    word of each form (every match holds it)."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        self.by_words: dict[tuple[str, ...], str] = {}
+        self.keywords: set[str] = set()
+        self.firsts: set[str] = set()
+        longest = 1
+        for spoken, canonical in names:
+            words = tuple(w for w in _WORD.findall(spoken.lower()) if w not in ARTICLES)
+            if not words:
+                continue
+            self.by_words.setdefault(words, canonical)
+            self.keywords.add(max(words, key=lambda word: (len(word), word)))
+            self.firsts.add(words[0])
+            longest = max(longest, len(words))
+        self.longest = longest + 2  # articles inside
+
+    def at(self, lowered: Sequence[str], start: int) -> tuple[str, int] | None:
+        """The form starting at ``lowered[start]`` (a possessive before it included): its
+        canonical name and the index after its last word."""
+        found = self._at(lowered, start)
+        if found is None and _is_possessive(lowered[start]) and start + 1 < len(lowered):
+            found = self._at(lowered, start + 1)
+        return found
+
+    def _at(self, lowered: Sequence[str], start: int) -> tuple[str, int] | None:
+        if lowered[start] not in self.firsts:
+            return None
+        stop = min(len(lowered), start + self.longest)
+        for end in range(stop, start, -1):
+            if lowered[end - 1] in ARTICLES:
+                continue
+            words = tuple(w for w in lowered[start:end] if w not in ARTICLES)
+            name = self.by_words.get(words)
+            if name is not None:
+                return name, end
+        return None
+
+
+@dataclass(frozen=True)
+class SpellRules:
+    """Everything the spell rules read besides a unit: built once per run (``of``)."""
+
+    matcher: SpellMatcher
+    forms: NameForms
+    characters: Mapping[str, str]  # name key of a party character's name form -> character
+    gate: Gate
+
+    @staticmethod
+    def of(context: RulesContext) -> SpellRules:
+        rules = context.memo.get(VERSION)
+        if not isinstance(rules, SpellRules):
+            rules = _build(context)
+            context.memo[VERSION] = rules
+        return rules
+
+
+@cache
+def _catalog_pairs() -> tuple[tuple[str, str], ...]:
     catalog = srd_spells()
-    return SpellMatcher([*((name, name) for name in catalog.names), *ALIASES.items()], match_key)
+    return (*((name, name) for name in catalog.names), *ALIASES.items())
+
+
+def _build(context: RulesContext) -> SpellRules:
+    catalog = srd_spells()
+    pairs = list(_catalog_pairs())
+    glossary = [
+        (spoken, catalog.canonical(name))
+        for spoken, name in context.aliases.get(SPELLS_SECTION, {}).items()
+    ]
+    verbless = [(spoken, name) for spoken, name in pairs if spoken not in ORDINARY_SPELLS]
+    forms = NameForms(verbless)
+    return SpellRules(
+        SpellMatcher([*pairs, *glossary]),
+        forms,
+        party_name_forms(context),
+        Gate({"cast", *forms.keywords}),
+    )
+
+
+def party_name_forms(context: RulesContext) -> dict[str, str]:
+    """The names a party character goes by (name key -> character): the character's name
+    and its glossary aliases (what the support check accepts as saying the caster); a
+    form two characters share is dropped."""
+    forms: dict[str, set[str]] = {}
+    for character in context.party.values():
+        spoken = {character}
+        canonical = context.names.get(name_key(character), character)
+        spoken.update(alias for alias, name in context.names.items() if name == canonical)
+        for form in spoken:
+            forms.setdefault(name_key(form), set()).add(character)
+    return {form: next(iter(names)) for form, names in forms.items() if len(names) == 1}
 
 
 class SpellCastRules:
     """The rules extractor of ``dnd/spell-casts`` (a ``RulesExtractor``)."""
 
-    def __init__(self, matcher: Callable[[], SpellMatcher] = srd_matcher) -> None:
-        self._matcher = matcher
+    def __init__(self, *, prefilter: bool = True) -> None:
+        self._prefilter = prefilter
 
     @property
     def version(self) -> str:
         return VERSION
 
+    def note(self, context: RulesContext) -> str | None:
+        return None
+
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
-        matcher = self._matcher()
+        rules = SpellRules.of(context)
+        if self._prefilter:
+            chosen: Iterable[ShownUnit] = [
+                units[i] for i in rules.gate.units([unit.text for unit in units])
+            ]
+        else:
+            chosen = units
         records: list[dict[str, Any]] = []
-        for unit in units:
-            for spell, first_person in casts(unit.text, matcher):
-                caster = context.character_of(unit.speaker) if first_person else None
+        for unit in chosen:
+            speaker = context.character_of(unit.speaker)
+            for spell, caster in casts(unit.text, rules, speaker):
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
                 records.append({"spell": spell, "caster": caster, "source_refs": [reference]})
         return records
 
 
-def casts(text: str, matcher: SpellMatcher) -> list[tuple[str, bool]]:
-    """The casting statements of one text, in order: (canonical spell, first person)."""
-    found: list[tuple[str, bool]] = []
+def casts(text: str, rules: SpellRules, speaker: str | None = None) -> list[tuple[str, str | None]]:
+    """The casts of one text, in order of position: (canonical spell, caster or None).
+    ``speaker``: the speaker's character, when the glossary's party knows them."""
+    found: list[tuple[int, str, str | None]] = []
     text = text.translate(_APOSTROPHES)
     for verb in _VERB.finditer(text):
         before = _clause_before(text, verb.start())
@@ -133,10 +312,57 @@ def casts(text: str, matcher: SpellMatcher) -> list[tuple[str, bool]]:
             continue
         if _BLOCKERS.intersection(before) or _is_question(text, verb.end()):
             continue
-        spell = _spell_after(text, verb.end(), matcher)
-        if spell is not None:
-            found.append((spell, verb.group(1).lower() != "casts" and _first_person(before)))
+        spell = _spell_after(text, verb.end(), rules.matcher)
+        if spell is None:
+            continue
+        word = verb.group(1).lower()
+        if word != "casts" and _first_person(before):
+            caster = speaker
+        elif word == "casts":
+            caster = _named_subject(before, rules.characters)
+        elif _second_person(before):
+            caster = _addressed(text, verb.start(), rules.characters)
+        else:
+            caster = None
+        found.append((verb.start(), spell, caster))
+    found.extend(_names_as_verbs(text, rules, speaker))
+    found.sort(key=lambda item: item[0])
+    return [(spell, caster) for _, spell, caster in found]
+
+
+def _names_as_verbs(
+    text: str, rules: SpellRules, speaker: str | None
+) -> list[tuple[int, str, str | None]]:
+    words = list(_WORD.finditer(text))
+    lowered = [word.group().lower() for word in words]
+    found: list[tuple[int, str, str | None]] = []
+    index = 0
+    while index < len(words):
+        match = rules.forms.at(lowered, index)
+        if match is None:
+            index += 1
+            continue
+        spell, end = match
+        start = words[index].start()
+        before = _clause_before(text, start)
+        after = lowered[end] if end < len(lowered) else None
+        if not _BLOCKERS.intersection(before) and not _is_question(text, words[end - 1].end()):
+            if _first_person_lead(before):
+                found.append((start, spell, speaker))
+            elif _imperative(before, after):  # no "I": the caster is not said
+                found.append((start, spell, None))
+        index = end
     return found
+
+
+def _first_person_lead(before: list[str]) -> bool:
+    words = before[:-1] if before and before[-1] in _ADVERBS else before
+    return any(tuple(words[-len(lead) :]) == lead for lead in _FIRST_PERSON_LEADS)
+
+
+def _imperative(before: list[str], after: str | None) -> bool:
+    """At the start of its clause (only a few leading words), then a target."""
+    return after in _TARGETS and all(word in _IMPERATIVE_LEADS for word in before)
 
 
 def _clause_before(text: str, end: int) -> list[str]:
@@ -182,3 +408,48 @@ def _first_person(before: list[str]) -> bool:
         if word in _OTHER_SUBJECTS:
             return False
     return False
+
+
+def _second_person(before: list[str]) -> bool:
+    for word in reversed(before):
+        if word in _YOU:
+            return True
+        if word in _OTHER_SUBJECTS or word in _FIRST_PERSON:
+            return False
+    return False
+
+
+def _named_subject(before: list[str], characters: Mapping[str, str]) -> str | None:
+    """``Scanlan casts``: the party character named just before the verb (adverbs
+    skipped), by one or two words."""
+    words = list(before)
+    while words and words[-1] in _ADVERBS:
+        words.pop()
+    for size in (2, 1):
+        if len(words) >= size:
+            found = characters.get(" ".join(words[-size:]))
+            if found is not None:
+                return found
+    return None
+
+
+_VOCATIVE = re.compile(r"([\w'-]+(?:\s+[\w'-]+)?)\s*,")
+
+
+def _addressed(text: str, end: int, characters: Mapping[str, str]) -> str | None:
+    """``Keyleth, you cast``: the party character addressed (a name and a comma) last
+    before ``end`` in its sentence."""
+    head = text[max(0, end - 160) : end]
+    ends = list(_SENTENCE_END.finditer(head))
+    if ends:
+        head = head[ends[-1].end() :]
+    found = None
+    for vocative in _VOCATIVE.finditer(head):
+        words = vocative.group(1).lower().split()
+        for size in (2, 1):
+            if len(words) >= size:
+                name = characters.get(" ".join(words[-size:]))
+                if name is not None:
+                    found = name
+                    break
+    return found

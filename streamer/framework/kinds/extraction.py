@@ -66,14 +66,21 @@ class Prompt:
 
 @dataclass(frozen=True)
 class RulesContext:
-    """What a rules extractor may know besides the chunk: the group's own reference.
+    """What a rules extractor may know besides the chunk: the group's own reference (the
+    glossary). It disambiguates; it establishes no fact.
 
     ``party`` maps a speaker (as the transcript names them) to the character they play;
-    ``character_of`` looks a speaker up ignoring case and surrounding space. It
-    disambiguates; it establishes no fact.
+    ``character_of`` looks a speaker up ignoring case and surrounding space. ``names`` is
+    the glossary's ``names``: the name key of every name and alias -> its glossary name.
+    ``aliases`` holds the glossary's alias sections of catalog members (``spells``: the
+    name key of an alias -> the spell it names). ``memo`` is where a rules extractor keeps
+    what it derives from the context, once a run.
     """
 
     party: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
     _by_key: dict[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -88,7 +95,8 @@ class RulesContext:
 
 class RulesExtractor(Protocol):
     """The built-in extractor of one kind. ``version`` (``family/kind-rules@N``) is recorded
-    in the candidates header as the prompt is for a model."""
+    in the candidates header as the prompt is for a model. ``note(context)`` (optional): why
+    the rules can find nothing with this context (the receipt says it), or ``None``."""
 
     @property
     def version(self) -> str: ...

@@ -65,7 +65,9 @@ class NormalizationSpec:
     fills it in). The member citing evidence is the kind's ``evidence_member``, declared
     once on the ``ArtifactKind``. ``name_members`` are canonicalized
     through the glossary's aliases (``null`` stays ``null``). ``catalogs`` maps a member to
-    the catalog its values are canonicalized against. ``key_member`` is the member whose
+    the catalog its values are canonicalized against; ``glossary_aliases`` maps a catalog
+    member to the glossary's alias section read before its catalog (``spell`` ->
+    ``spells``: the group's own names of spells). ``key_member`` is the member whose
     name key identifies a ``REGISTRY`` record. ``glossary_section``: the kind is never
     extracted; its records are that section of the glossary. ``textual_members`` are the
     model-produced members the support check looks for in the cited text (``null`` is never
@@ -77,6 +79,7 @@ class NormalizationSpec:
     collapse: Collapse | None = None
     name_members: tuple[str, ...] = ()
     catalogs: Mapping[str, Catalog] = field(default_factory=dict)
+    glossary_aliases: Mapping[str, str] = field(default_factory=dict)
     key_member: str | None = None
     glossary_section: str | None = None
     textual_members: tuple[str, ...] = ()
