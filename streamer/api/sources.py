@@ -131,7 +131,7 @@ def _open_source(source: Source) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
-def _without_cycle_collection() -> Iterator[None]:
+def without_cycle_collection() -> Iterator[None]:
     """Pause Python's cycle collector during a pass: a pass allocates millions of
     short-lived, acyclic objects, and holding a batch of them alive makes the collector
     rescan them again and again (measured: parsing took twice as long)."""
@@ -168,7 +168,7 @@ def source_batches(
     ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384), ``jobs`` (1: parsed
     in this process; N: by N worker processes, ended with the pass), ``progress`` (none)."""
     jobs = check_jobs(options.get("jobs", 1))
-    with open_source(source, options.get("progress")) as stream, _without_cycle_collection():
+    with open_source(source, options.get("progress")) as stream, without_cycle_collection():
         reader = SourceDocumentReader(
             stream,
             buffer_size=options.get("buffer_size", DEFAULT_BUFFER_SIZE),

@@ -3,15 +3,17 @@ extraction chunks out."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Unpack
+from typing import IO, Any, Unpack
 
 from streamer.api.outputs import WriteTarget, config_input, publish_to, resolve_output
 from streamer.api.run_options import Progress, ReadOptions
-from streamer.api.sources import Source, open_source
+from streamer.api.sources import Source, open_source, without_cycle_collection
 from streamer.configuration import Configuration
 from streamer.framework.errors import (
     ConfigurationError,
@@ -21,7 +23,8 @@ from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     SourceDocumentReader,
 )
-from streamer.importers.document import SpooledDocument, spool_document
+from streamer.framework.source.unit import SourceUnit
+from streamer.importers.document import SpooledDocument, spool_document, write_document
 from streamer.importers.formats import (
     FORMATS,
     ImportOptions,
@@ -30,6 +33,7 @@ from streamer.importers.formats import (
     read_utterances,
 )
 from streamer.output.extraction_chunks import SpooledChunks, spool_chunks
+from streamer.output.publication import Destination
 
 
 @dataclass(frozen=True)
@@ -107,8 +111,10 @@ def import_transcript(
     """Import a transcript in ``format_name`` (an installed format: ``import_formats()``) as a
     JSON Lines source document written to ``output`` (a path, ``-`` or a stream).
 
-    The whole transcript is read, validated and digested into a spool before the first
-    output byte; a file is published atomically, so a failed import writes nothing.
+    The whole transcript is read, validated and digested before it is published: into the
+    temporary file that replaces a path atomically (its header, which holds the digest,
+    written last), or into a spool before the first byte of a stream; a failed import
+    publishes nothing.
     """
     check_options(format_name, ImportOptions(unit, speaker_prefix, dedupe_rolling))
     if document_id is None:
@@ -125,23 +131,53 @@ def import_transcript(
         label = path.name
         _check_transcript_file(path)
     destination = resolve_output(output, [("INPUT", source)])
-    with open_source(source, progress) as stream:
-        utterances = read_utterances(
-            format_name,
-            stream,
-            unit=unit,
-            speaker_prefix=speaker_prefix,
-            dedupe_rolling=dedupe_rolling,
-        )
-        try:
-            document: SpooledDocument = spool_document(document_id, utterances)
-        except SourceError as error:
-            raise SourceError(f"{format_name} {label}: {error.message}", hint=error.hint) from None
+    reading = _Reading(format_name, source, label, document_id, progress)
+    reading.options = {
+        "unit": unit,
+        "speaker_prefix": speaker_prefix,
+        "dedupe_rolling": dedupe_rolling,
+    }
+    if isinstance(destination, Destination) and not destination.stream:
+        publish_to(destination, reading.write)  # a file: written in place, header last
+        assert reading.result is not None
+        return reading.result
+    document = reading.spool()
     try:
         publish_to(destination, document.write_to)
         return ImportResult(document.document_id, document.semantic_digest, document.unit_count)
     finally:
         document.close()
+
+
+@dataclass
+class _Reading:
+    """One transcript to read, check and digest, as a spool or into a seekable file."""
+
+    format_name: str
+    source: Source
+    label: str
+    document_id: str
+    progress: Progress | None
+    options: dict[str, Any] = field(default_factory=dict)
+    result: ImportResult | None = None
+
+    @contextlib.contextmanager
+    def _utterances(self) -> Iterator[Iterator[SourceUnit]]:
+        with open_source(self.source, self.progress) as stream, without_cycle_collection():
+            try:
+                yield read_utterances(self.format_name, stream, **self.options)
+            except SourceError as error:
+                where = f"{self.format_name} {self.label}"
+                raise SourceError(f"{where}: {error.message}", hint=error.hint) from None
+
+    def spool(self) -> SpooledDocument:
+        with self._utterances() as utterances:
+            return spool_document(self.document_id, utterances)
+
+    def write(self, out: IO[bytes]) -> None:
+        with self._utterances() as utterances:
+            digest, count = write_document(self.document_id, utterances, out)
+        self.result = ImportResult(self.document_id, digest, count)
 
 
 def chunk(

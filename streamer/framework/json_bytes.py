@@ -179,7 +179,9 @@ class NestingScan:
                 self._escape = data.endswith(b"\\")
                 return data, [self.depth]
             skeleton = skeleton[close + 1 :]
-        skeleton = _QUOTED.sub(b"", skeleton)
+        # adjacent quotes are a string without brackets, or two strings with nothing
+        # between them: removed (in C) before the expression removes what is left
+        skeleton = _QUOTED.sub(b"", skeleton.replace(b'""', b""))
         opened = skeleton.find(b'"')
         self.in_string = opened >= 0
         if self.in_string:

@@ -18,16 +18,27 @@ that keeps unit IDs unique without remembering them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, BinaryIO, Literal
+import operator
+from collections.abc import Generator, Iterator
+from typing import Annotated, Any, BinaryIO, Literal
+
+import msgspec
 
 from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit
-from streamer.importers.document import utterance
+from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.importers.document import UNIT_KIND, utterance
 from streamer.importers.formats import ImportOptions, TranscriptFormat
-from streamer.importers.json_items import array_items
+from streamer.importers.json_items import array_runs
 
 Unit = Literal["turn", "line"]
+
+
+class _Turn(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A turn as the fast path takes it: these members and no other."""
+
+    NAMES: list[str]
+    UTTERANCES: list[str]
+    NUMBER: Annotated[int, msgspec.Meta(ge=0)]
 
 
 def turn_unit_id(number: int) -> str:
@@ -49,32 +60,76 @@ def _stripped(value: Any, path: str) -> list[str]:
 
 
 def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
+    """A run of turns decoded as ``_Turn`` with increasing numbers gives its units in bulk;
+    any other run is read turn by turn, which raises the located error of the first turn
+    at fault."""
     previous = -1
-    for index, turn in array_items(stream, "TURNS"):
-        where = f"$.TURNS[{index}]"
-        if type(turn) is not dict:
-            raise SourceError(f"{where} must be an object")
-        try:
-            names, utterances, number = turn["NAMES"], turn["UTTERANCES"], turn["NUMBER"]
-        except KeyError:
-            missing = next(name for name in ("NAMES", "UTTERANCES", "NUMBER") if name not in turn)
-            raise SourceError(f"{where}.{missing} is required") from None
-        if type(number) is not int or number < 0:
-            raise SourceError(f"{where}.NUMBER must be an integer >= 0")
-        if number <= previous:
-            raise SourceError(
-                f"{where}.NUMBER must be greater than the previous turn's",
-                hint="CRD3 numbers its turns in transcript order",
+    for start, items in array_runs(stream, "TURNS", _Turn):
+        if type(items[0]) is _Turn:
+            numbers = [turn.NUMBER for turn in items]
+            if numbers[0] > previous and all(map(operator.lt, numbers, numbers[1:])):
+                previous = numbers[-1]
+                yield from (_turn_units(items) if unit == "turn" else _line_units(items))
+                continue
+            items = [msgspec.to_builtins(turn) for turn in items]
+        for index, turn in enumerate(items, start):
+            previous = yield from _read_turn(turn, f"$.TURNS[{index}]", previous, unit)
+
+
+def _turn_units(turns: list[_Turn]) -> list[SourceUnit]:
+    strip = str.strip
+    units: list[SourceUnit] = []
+    append = units.append
+    for turn in turns:
+        text = " ".join(filter(None, map(strip, turn.UTTERANCES)))
+        speaker = ", ".join(filter(None, map(strip, turn.NAMES)))
+        if speaker:
+            append(
+                SourceUnit(f"t{turn.NUMBER:05d}", UNIT_KIND, text, metadata=UnitMetadata(speaker))
             )
-        previous = number
-        # the names, stripped, without the empty ones: nothing to strip around them
-        speaker = ", ".join(filter(None, _stripped(names, f"{where}.NAMES"))) or None
-        lines = _stripped(utterances, f"{where}.UTTERANCES")
-        if unit == "turn":
-            yield utterance(f"t{number:05d}", " ".join(filter(None, lines)), speaker)
         else:
-            for line, text in enumerate(lines, 1):
-                yield utterance(f"t{number:05d}-{line:02d}", text, speaker)
+            append(SourceUnit(f"t{turn.NUMBER:05d}", UNIT_KIND, text))
+    return units
+
+
+def _line_units(turns: list[_Turn]) -> list[SourceUnit]:
+    strip = str.strip
+    units: list[SourceUnit] = []
+    for turn in turns:
+        speaker = ", ".join(filter(None, map(strip, turn.NAMES))) or None
+        number = turn.NUMBER
+        for line, text in enumerate(map(strip, turn.UTTERANCES), 1):
+            units.append(utterance(f"t{number:05d}-{line:02d}", text, speaker))
+    return units
+
+
+def _read_turn(
+    turn: Any, where: str, previous: int, unit: Unit
+) -> Generator[SourceUnit, None, int]:
+    """The units of one turn, checked; returns its number."""
+    if type(turn) is not dict:
+        raise SourceError(f"{where} must be an object")
+    try:
+        names, utterances, number = turn["NAMES"], turn["UTTERANCES"], turn["NUMBER"]
+    except KeyError:
+        missing = next(name for name in ("NAMES", "UTTERANCES", "NUMBER") if name not in turn)
+        raise SourceError(f"{where}.{missing} is required") from None
+    if type(number) is not int or number < 0:
+        raise SourceError(f"{where}.NUMBER must be an integer >= 0")
+    if number <= previous:
+        raise SourceError(
+            f"{where}.NUMBER must be greater than the previous turn's",
+            hint="CRD3 numbers its turns in transcript order",
+        )
+    # the names, stripped, without the empty ones: nothing to strip around them
+    speaker = ", ".join(filter(None, _stripped(names, f"{where}.NAMES"))) or None
+    lines = _stripped(utterances, f"{where}.UTTERANCES")
+    if unit == "turn":
+        yield utterance(f"t{number:05d}", " ".join(filter(None, lines)), speaker)
+    else:
+        for line, text in enumerate(lines, 1):
+            yield utterance(f"t{number:05d}-{line:02d}", text, speaker)
+    return number
 
 
 def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:

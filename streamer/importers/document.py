@@ -3,32 +3,37 @@
 Every importer builds each unit once, as the ``SourceUnit`` struct of the contract
 (``unit_id, kind, text, metadata``; metadata members ``speaker, start_ms, end_ms``,
 omitted when the unit has none; ``utterance`` builds one), and yields them in transcript
-order. ``spool_document`` works on batches of them: a batch is encoded by msgspec as the
-published JSON lines, which are decoded again against ``SourceUnit`` (the contract's
-types, non-empty strings, integer ranges, checked in C: the reader's own check) with
-``start_ms <= end_ms`` checked over the batch, then written to a temporary spool; its
-canonical JSON lines are added to the semantic digest in one call. A batch that breaks the
-contract is validated unit by unit by ``validate_unit``, which raises the located,
-content-safe error (naming the unit by its position). The importers check what they read
-before they build a unit, with errors located in their input, so that is a guard against
-a defect of an importer, not a check of the transcript. The header line needs the
-digest, which is known only at the end: the caller writes the header and then the spool
-(``SpooledDocument.write_to``), so nothing is published until the whole transcript has
-been read and accepted, and memory stays bounded whatever the transcript's length.
+order. ``spool_document`` and ``write_document`` work on batches of them: a batch is encoded by
+msgspec as the published JSON lines, which are decoded again against ``SourceUnit`` (the
+contract's types, non-empty strings, integer ranges, checked in C: the reader's own check)
+with ``start_ms <= end_ms`` checked over the batch, then written; its canonical JSON
+lines are added to the semantic digest in one call. A batch that breaks the contract is
+validated unit by unit by ``validate_unit``, which raises the located, content-safe error
+(naming the unit by its position). The importers check what they read before they build a
+unit, with errors located in their input, so that is a guard against a defect of an
+importer, not a check of the transcript. The header line needs the digest, which is known
+only at the end: ``write_document`` writes the lines straight into a seekable file (the
+temporary file that replaces the output atomically) after a header of the same length and
+writes the header last; ``spool_document`` writes them to a temporary spool, and the
+caller writes the header and then the spool (``SpooledDocument.write_to``: a stream).
+Either way nothing is published until the whole transcript has been read and accepted,
+and memory stays bounded whatever the transcript's length.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable
+from itertools import islice
 from typing import IO
 
 import msgspec
 import orjson
 from msgspec import UNSET
 
-from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.canonical_json import DIGEST_PREFIX, SemanticDigest
 from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit, UnitMetadata
 from streamer.framework.source.unit_rules import validate_unit
@@ -89,9 +94,7 @@ class SpooledDocument:
         self._spool = spool
 
     def header(self) -> bytes:
-        return orjson.dumps(
-            {"document_id": self.document_id, "semantic_digest": self.semantic_digest}
-        )
+        return document_header(self.document_id, self.semantic_digest)
 
     def write_to(self, out: IO[bytes]) -> None:
         """Write the JSON Lines document: the header line, then one line per unit."""
@@ -103,34 +106,55 @@ class SpooledDocument:
         self._spool.close()
 
 
+def document_header(document_id: str, semantic_digest: str) -> bytes:
+    """The header line of a source document, without its newline."""
+    return orjson.dumps({"document_id": document_id, "semantic_digest": semantic_digest})
+
+
 def spool_document(document_id: str, units: Iterable[SourceUnit]) -> SpooledDocument:
     """Check, digest and spool every unit. Raises ``SourceError`` on the first invalid
     one; the spool is then discarded."""
-    digest = SemanticDigest()
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
-    count = 0
     try:
-        batch: list[SourceUnit] = []
-        append = batch.append
-        for unit in units:
-            append(unit)
-            if len(batch) >= BATCH_SIZE:
-                _spool_batch(batch, count, digest, spool)
-                count += len(batch)
-                batch.clear()
-        _spool_batch(batch, count, digest, spool)
-        count += len(batch)
+        digest, count = _write_units(units, spool)
     except BaseException:
         spool.close()
         raise
-    return SpooledDocument(document_id, digest.hexdigest(), count, spool)
+    return SpooledDocument(document_id, digest, count, spool)
+
+
+def write_document(
+    document_id: str, units: Iterable[SourceUnit], out: IO[bytes]
+) -> tuple[str, int]:
+    """Check, digest and write every unit straight into ``out``, an empty seekable file,
+    after a header line of the final length that is written last: the semantic digest and
+    the unit count. Raises ``SourceError`` on the first invalid unit, having written part
+    of the document (the caller discards the file: see ``output.publication``)."""
+    placeholder = document_header(document_id, DIGEST_PREFIX + "0" * 64)
+    out.write(placeholder + b"\n")
+    digest, count = _write_units(units, out)
+    header = document_header(document_id, digest)
+    assert len(header) == len(placeholder)
+    out.flush()
+    out.seek(0)
+    out.write(header)
+    out.seek(0, os.SEEK_END)
+    return digest, count
+
+
+def _write_units(units: Iterable[SourceUnit], out: IO[bytes]) -> tuple[str, int]:
+    digest = SemanticDigest()
+    count = 0
+    remaining = iter(units)
+    while batch := list(islice(remaining, BATCH_SIZE)):
+        _spool_batch(batch, count, digest, out)
+        count += len(batch)
+    return digest.hexdigest(), count
 
 
 def _spool_batch(
     batch: list[SourceUnit], base: int, digest: SemanticDigest, spool: IO[bytes]
 ) -> None:
-    if not batch:
-        return
     try:
         lines = _published.encode_lines(batch)
         checked = _check.decode_lines(lines)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any, BinaryIO
 
@@ -125,17 +125,34 @@ class _Progress:
 
 def array_items(stream: BinaryIO, member: str) -> Iterator[tuple[int, Any]]:
     """``(index, item)`` for each item of the array ``$.<member>``, which is required."""
+    for index, items in array_runs(stream, member):
+        yield from enumerate(items, index)
+
+
+def array_runs(
+    stream: BinaryIO, member: str, item_type: type[msgspec.Struct] | None = None
+) -> Iterator[tuple[int, list[Any]]]:
+    """``(index of the first, items)`` for each run of items of the array ``$.<member>``
+    (which is required), in order: the items ``array_items`` gives, a run at a time (a
+    run decoded at once by the fast path; one item a run from the reference path).
+
+    With ``item_type`` (a struct that forbids unknown fields, whose optional fields default
+    to ``UNSET``, so that it encodes exactly the members it was decoded from), each run of
+    the fast path is first decoded as a list of it: a run that decodes, and has as many
+    strings as its items encode (no member repeated), is given as those structs; any other
+    run is read as without it."""
     progress = _Progress(member)
-    source = _Diverting(stream)
+    typed = None if item_type is None else msgspec.json.Decoder(list[item_type]).decode  # type: ignore[valid-type]
+    source = _Diverting(stream, member, typed)
     try:
-        for name, items in _top_level_arrays(source, progress):
+        for name, runs in _top_level_arrays(source, progress):
             if name != member:
-                for _ in items:  # read (checked) and dropped
+                for _ in runs:  # read (checked) and dropped
                     pass
                 continue
-            for item in items:
-                yield progress.count, item
-                progress.count += 1
+            for items in runs:
+                yield progress.count, items
+                progress.count += len(items)
             progress.ended = True
     except NestingError as error:
         raise SourceError(
@@ -155,9 +172,10 @@ def array_items(stream: BinaryIO, member: str) -> Iterator[tuple[int, Any]]:
 
 def _top_level_arrays(
     source: _Diverting, progress: _Progress
-) -> Iterator[tuple[str, Iterator[Any]]]:
+) -> Iterator[tuple[str, Iterator[list[Any]]]]:
     """The document's events checked as ``_Tap`` checks them; for each array that is a
-    member of the top-level object, ``(member name, its items)`` (to be read at once)."""
+    member of the top-level object, ``(member name, its runs of items)`` (to be read at
+    once)."""
     member = progress.member
     names = MemberNames(SourceError)
     name = ""  # the last member name of the top-level object
@@ -176,7 +194,7 @@ def _top_level_arrays(
             if value == member:
                 progress.found = expect_array = True
         elif event == "start_array" and names.depth == 1 and source.at_array:
-            yield name, source.items(name)
+            yield name, source.runs(name)
         names.event(prefix, event, value)
 
 
@@ -184,8 +202,12 @@ class _Diverting:
     """The stream as ijson reads it, scanned for its nesting: each array that is a member
     of the top-level object is cut out (ijson reads ``[]``), and read by ``items``."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(
+        self, stream: BinaryIO, member: str = "", typed: Callable[[bytes], Any] | None = None
+    ) -> None:
         self._stream = stream
+        self._member = member
+        self._typed = typed  # tried on the runs of ``member`` only
         self._scan = NestingScan()
         self._held = b""  # read from the stream, not yet given out
         self.at_array = False  # the input given to ijson ends with such an array's "["
@@ -211,12 +233,13 @@ class _Diverting:
         self.at_array = True
         return data[: cut + 1]
 
-    def items(self, name: str) -> Iterator[Any]:
-        """The items of the array cut out, up to its ``]`` (given to ijson next)."""
+    def runs(self, name: str) -> Iterator[list[Any]]:
+        """The items of the array cut out, up to its ``]`` (given to ijson next), in runs."""
         self.at_array = False
         scan = NestingScan(depth=2)
         pending: list[bytes] = []  # the bytes of items not yet complete
         first = True  # no run of this array decoded yet
+        typed = self._typed if name == self._member else None
         data, self._held = self._held, b""
         while True:
             if not data:
@@ -232,7 +255,8 @@ class _Diverting:
                     run = b"".join((*pending, data[: end + 1]))
                     yield from _reference_items(name, run, first, closed=False)
                     raise ijson.IncompleteJSONError("an array closed by a brace")
-                yield from _run(name, b"".join((*pending, data[:end])), first, final=True)
+                run = b"".join((*pending, data[:end]))
+                yield from _run(name, run, first, final=True, typed=typed)
                 self._held = data[end:]
                 return
             if position < 0:  # no item ends in this buffer
@@ -242,7 +266,7 @@ class _Diverting:
             run = b"".join((*pending, data[: position + 1]))
             pending = [data[position + 1 :]]
             data = b""
-            yield from _run(name, run, first, final=False)
+            yield from _run(name, run, first, final=False, typed=typed)
             first = False
 
 
@@ -264,7 +288,9 @@ def _top_level_array(neutral: bytes, in_string: bool, depth: int) -> int:
     return -1
 
 
-def _run(name: str, run: bytes, first: bool, *, final: bool) -> Iterator[Any]:
+def _run(
+    name: str, run: bytes, first: bool, *, final: bool, typed: Callable[[bytes], Any] | None = None
+) -> Iterator[list[Any]]:
     """The items of ``run``, complete items of the array ``name`` with the separator
     before them (none before the first run); at the array's end (``final``) it may hold
     none."""
@@ -277,19 +303,28 @@ def _run(name: str, run: bytes, first: bool, *, final: bool) -> Iterator[Any]:
         body = body[1:]
         if not body.strip(_WHITE_SPACE):
             raise ijson.JSONError("a separator without an item")
+    text = b"[" + body + b"]"
+    if typed is not None:
+        try:
+            items = typed(text)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            items = None
+        if items and string_literals(body) == string_literals(_encoder.encode(items)):
+            yield items
+            return
     try:
-        items = _decoder.decode(b"[" + body + b"]")
+        items = _decoder.decode(text)
     except msgspec.DecodeError:
         items = None
     if items and string_literals(body) == string_literals(_encoder.encode(items)):
-        yield from items
+        yield items
     else:
         yield from _reference_items(name, body, first=True, closed=True)
 
 
-def _reference_items(name: str, body: bytes, first: bool, *, closed: bool) -> Iterator[Any]:
+def _reference_items(name: str, body: bytes, first: bool, *, closed: bool) -> Iterator[list[Any]]:
     """The items of ``body`` (items of the array ``name``) read by the reference path,
-    which raises the located error of the first problem."""
+    one a run, which raises the located error of the first problem."""
     if not first:
         body = body.lstrip(_WHITE_SPACE)
         if body[:1] != b",":
@@ -300,4 +335,5 @@ def _reference_items(name: str, body: bytes, first: bool, *, closed: bool) -> It
     document = b"{" + orjson.dumps(name) + b":[" + body + (b"]}" if closed else b"")
     tap = _Tap(name)
     events = tap.events(ijson.parse(_Bounded(io.BytesIO(document)), buf_size=BUFFER_SIZE))
-    yield from ijson.items(events, f"{name}.item")
+    for item in ijson.items(events, f"{name}.item"):
+        yield [item]

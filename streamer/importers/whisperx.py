@@ -15,12 +15,15 @@ from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal, DecimalException
 from typing import Any, BinaryIO
 
+import msgspec
+from msgspec import UNSET, UnsetType
+
 from streamer.framework.canonical_json import MAX_SAFE_INTEGER
 from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit
 from streamer.importers.document import clean_speaker, sequential_unit_id, utterance
 from streamer.importers.formats import ImportOptions, TranscriptFormat
-from streamer.importers.json_items import array_items
+from streamer.importers.json_items import array_runs
 
 _MAX_SECONDS = Decimal(MAX_SAFE_INTEGER) / 1000
 _MAX_WHOLE_SECONDS = MAX_SAFE_INTEGER // 1000
@@ -45,27 +48,98 @@ def seconds_to_ms(value: Any, path: str) -> int | None:
     raise SourceError(f"{path} must be a number of seconds from 0 to (2**53-1)/1000")
 
 
+class _Word(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A word of an aligned segment, as WhisperX writes it (read, never used)."""
+
+    word: str | UnsetType = UNSET
+    start: Decimal | UnsetType | None = UNSET
+    end: Decimal | UnsetType | None = UNSET
+    score: Decimal | UnsetType | None = UNSET
+    speaker: str | UnsetType | None = UNSET
+
+
+class _Segment(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A segment as the fast path takes it: these members and no other."""
+
+    text: str
+    start: Decimal | UnsetType | None = UNSET
+    end: Decimal | UnsetType | None = UNSET
+    speaker: str | UnsetType | None = UNSET
+    words: list[_Word] | UnsetType = UNSET
+
+
 def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
+    """A run of segments decoded as ``_Segment`` gives its units in bulk when every one is
+    in range; any other run is read segment by segment, which raises the located error."""
     count = 0
-    for index, segment in array_items(stream, "segments"):
-        where = f"$.segments[{index}]"
-        if type(segment) is not dict:
-            raise SourceError(f"{where} must be an object")
-        text = segment.get("text")
-        if type(text) is not str:
-            raise SourceError(f"{where}.text must be a string")
-        speaker = segment.get("speaker")
-        if speaker is not None and type(speaker) is not str:
-            raise SourceError(f"{where}.speaker must be a string")
-        start = seconds_to_ms(segment.get("start"), f"{where}.start")
-        end = seconds_to_ms(segment.get("end"), f"{where}.end")
-        if start is not None and end is not None and start > end:
-            raise SourceError(f"{where}: end is before start")
-        text = text.strip()
-        if not text:
-            continue
-        count += 1
-        yield utterance(sequential_unit_id(count), text, clean_speaker(speaker), start, end)
+    for start, items in array_runs(stream, "segments", _Segment):
+        if type(items[0]) is _Segment:
+            units = _segment_units(items, count)
+            if units is not None:
+                count += len(units)
+                yield from units
+                continue
+            items = [msgspec.to_builtins(item, builtin_types=(Decimal,)) for item in items]
+        for index, segment in enumerate(items, start):
+            unit = _read_segment(segment, f"$.segments[{index}]", count)
+            if unit is not None:
+                count += 1
+                yield unit
+
+
+def _milliseconds(value: Decimal | UnsetType | None) -> int | None:
+    """``value`` seconds in milliseconds; raises ``ValueError`` when out of range."""
+    if value is None or value is UNSET:
+        return None
+    if not 0 <= value <= _MAX_SECONDS:
+        raise ValueError(value)
+    return int((value * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def _segment_units(segments: list[_Segment], count: int) -> list[SourceUnit] | None:
+    """The units of a run of typed segments, or ``None`` when a time is out of range or
+    ends before it starts."""
+    units: list[SourceUnit] = []
+    try:
+        for segment in segments:
+            start, end = _milliseconds(segment.start), _milliseconds(segment.end)
+            if start is not None and end is not None and start > end:
+                return None
+            text = segment.text.strip()
+            if text:
+                speaker = segment.speaker
+                units.append(
+                    utterance(
+                        f"u{count + len(units) + 1:06d}",
+                        text,
+                        None if speaker is UNSET else clean_speaker(speaker),
+                        start,
+                        end,
+                    )
+                )
+    except (ValueError, DecimalException):
+        return None
+    return units
+
+
+def _read_segment(segment: Any, where: str, count: int) -> SourceUnit | None:
+    """The unit of one segment, checked (``None`` when it has no text)."""
+    if type(segment) is not dict:
+        raise SourceError(f"{where} must be an object")
+    text = segment.get("text")
+    if type(text) is not str:
+        raise SourceError(f"{where}.text must be a string")
+    speaker = segment.get("speaker")
+    if speaker is not None and type(speaker) is not str:
+        raise SourceError(f"{where}.speaker must be a string")
+    start = seconds_to_ms(segment.get("start"), f"{where}.start")
+    end = seconds_to_ms(segment.get("end"), f"{where}.end")
+    if start is not None and end is not None and start > end:
+        raise SourceError(f"{where}: end is before start")
+    text = text.strip()
+    if not text:
+        return None
+    return utterance(sequential_unit_id(count + 1), text, clean_speaker(speaker), start, end)
 
 
 def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
