@@ -5,9 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 DEMO := fixtures/demo
-# make bench BENCH_ARGS="--sizes 300MB,3GB" (see benchmarks/README.md); it also installs the
+# make bench: every benchmark at its default size (see benchmarks/README.md); it also installs the
 # benchmark-only peers (benchmarks/requirements.txt: polars, DuckDB) into the venv.
+# A quick check: make bench BENCH_SIZE=30MB (every benchmark at 30 MB, one run each).
+# BENCH_ARGS goes to the evidence harness (benchmarks/run.py), e.g. BENCH_ARGS="--sizes 300MB,3GB".
+BENCH_SIZE ?=
 BENCH_ARGS ?=
+BENCH_EACH := $(if $(BENCH_SIZE),--size $(BENCH_SIZE) --repeat 1,)
+BENCH_HARNESS := $(if $(BENCH_SIZE),--sizes $(BENCH_SIZE),)
 
 .PHONY: venv demo test lint typecheck contracts unit bench docs lock clean
 
@@ -81,9 +86,11 @@ $(BENCH_STAMP): $(STAMP) benchmarks/requirements.txt
 
 bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m compileall -q streamer benchmarks  # as an install would: no compiling in the timings
-	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.run $(BENCH_HARNESS) $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.import_bench $(BENCH_EACH)
+	$(BIN)/python -m benchmarks.run_bench $(BENCH_EACH)
+	$(BIN)/python -m benchmarks.validate_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.batch_bench
-	$(BIN)/python -m benchmarks.import_bench
 
 lock: venv
 	$(BIN)/python -m pip freeze --exclude-editable | sed '/^-e /d' > requirements.lock.new

@@ -15,7 +15,6 @@ from benchmarks.environment import load_average
 from benchmarks.generate import Dataset, format_size
 from benchmarks.measure import Child, MiB
 from benchmarks.skips import RAM_SHARE, rules_table
-from benchmarks.targets import targets_table
 
 
 def _number(value: float | None, digits: int) -> str:
@@ -122,9 +121,6 @@ def write_markdown(
     lines += [f"- load average at the end (1, 5, 15 min): {load_average()}"]
     lines += ["", "## Command", "", "```", command, "```", "", "## Contenders", ""]
     lines += [f"- `{c.name}`: {c.summary}" for c in contenders]
-    targets = targets_table(results)
-    if targets:
-        lines += ["", "## Issue 14's targets", "", *targets]
     lines += ["", "## Results", "", *table(results)]
     variants = variants_table(results)
     if variants:

@@ -75,7 +75,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
-    parser.add_argument("--out-dir", type=Path, default=HERE, help="where RESULTS.md goes")
+    parser.add_argument(
+        "--out-dir",
+        type=Path,
+        default=HERE / "results",
+        help="where RESULTS.md, results.json and results.png go (default benchmarks/results/, "
+        "ignored by git)",
+    )
     options = parser.parse_args(argv)
     if options.quick and options.sizes:
         parser.error("--quick chooses the sizes: give --quick or --sizes, not both")

@@ -1,6 +1,5 @@
 """``streamer validate`` against ``streamer bundle`` on the same bundle: wall time, CPU time
-and peak RSS, with the targets of issue 8 (validate within 1.5x of bundle's wall time, peak
-RSS under 100 MB whatever the evidence size).
+and peak RSS, and their ratios.
 
     python -m benchmarks.validate_bench                      # 100 MB transcript, 30% cited
     python -m benchmarks.validate_bench --size 10MB --repeat 1
@@ -9,8 +8,8 @@ RSS under 100 MB whatever the evidence size).
 It generates a data set (``benchmarks.generate``, JSON Lines only) with a large cited
 share, so that the evidence document is large (about 45 MB at 100 MB and 30%), then runs
 ``bundle`` and ``validate`` alternately ``--repeat`` times, each spawned by
-``benchmarks.launch`` (exact peak RSS, see its docstring). Reported: the best wall time,
-the best CPU time and the highest peak RSS of each, and their ratios. Standalone: it
+``benchmarks.launch`` (exact peak RSS, see its docstring). Reported: the median wall time,
+the median CPU time and the highest peak RSS of each, and their ratios. Standalone: it
 shares only ``generate`` and ``launch`` with the rest of ``make bench``.
 """
 
@@ -19,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -28,8 +28,6 @@ from typing import Any
 from benchmarks.generate import generate, parse_size
 
 MIB = 1 << 20
-TIME_RATIO = 1.5
-PEAK_RSS = 100 * 10**6  # bytes ("100 MB")
 
 
 def launch(command: list[str], report: Path) -> dict[str, Any]:
@@ -73,10 +71,10 @@ def measure(root: Path, size: int, share: float, repeat: int) -> dict[str, Any]:
         if failed:
             raise SystemExit(f"validate_bench: {name} exited with {failed[0]}")
     evidence = bundle / "evidence-context.json"
-    best = {
+    middle = {
         name: {
-            "wall": min(result["wall"] for result in results),
-            "cpu": min(result["cpu"] for result in results),
+            "wall": statistics.median(result["wall"] for result in results),
+            "cpu": statistics.median(result["cpu"] for result in results),
             "peak_rss": max(result["peak_rss"] for result in results),
         }
         for name, results in runs.items()
@@ -87,10 +85,10 @@ def measure(root: Path, size: int, share: float, repeat: int) -> dict[str, Any]:
         "cited_units": data.cited_units,
         "evidence_bytes": evidence.stat().st_size,
         "repeat": repeat,
-        "bundle": best["bundle"],
-        "validate": best["validate"],
-        "wall_ratio": best["validate"]["wall"] / best["bundle"]["wall"],
-        "cpu_ratio": best["validate"]["cpu"] / best["bundle"]["cpu"],
+        "bundle": middle["bundle"],
+        "validate": middle["validate"],
+        "wall_ratio": middle["validate"]["wall"] / middle["bundle"]["wall"],
+        "cpu_ratio": middle["validate"]["cpu"] / middle["bundle"]["cpu"],
         "runs": runs,
     }
 
@@ -99,7 +97,7 @@ def table(result: dict[str, Any]) -> str:
     lines = [
         f"transcript {result['transcript_bytes'] / 10**6:.1f} MB, {result['units']:,} units, "
         f"evidence document {result['evidence_bytes'] / 10**6:.1f} MB "
-        f"(best of {result['repeat']})",
+        f"(medians of {result['repeat']} alternated runs)",
         "",
         "| command | wall (s) | CPU (s) | peak RSS (MiB) |",
         "| --- | ---: | ---: | ---: |",
@@ -109,14 +107,11 @@ def table(result: dict[str, Any]) -> str:
         lines.append(
             f"| {name} | {row['wall']:.2f} | {row['cpu']:.2f} | {row['peak_rss'] / MIB:.1f} |"
         )
-    wall_ok = result["wall_ratio"] <= TIME_RATIO
-    rss_ok = result["validate"]["peak_rss"] < PEAK_RSS
     lines += [
         "",
-        f"validate / bundle: wall {result['wall_ratio']:.2f}x, CPU {result['cpu_ratio']:.2f}x "
-        f"(target <= {TIME_RATIO}x: {'met' if wall_ok else 'MISSED'}); validate's peak RSS "
-        f"{result['validate']['peak_rss'] / 10**6:.0f} MB "
-        f"(target < 100 MB: {'met' if rss_ok else 'MISSED'})",
+        f"validate / bundle: wall {result['wall_ratio']:.2f}x, CPU {result['cpu_ratio']:.2f}x; "
+        f"validate's peak RSS {result['validate']['peak_rss'] / MIB:.0f} MiB. Checked: both "
+        "exited 0 and validate found the bundle valid.",
     ]
     return "\n".join(lines)
 

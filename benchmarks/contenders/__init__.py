@@ -13,7 +13,7 @@ A contender says how to run itself on a case and how to check what it produced:
 
 ``needs`` names contenders whose output this one reads (``case.outputs[name]``): it is
 skipped when they produced none. A standalone benchmark script registers with a few
-lines (``Script``; ``report_load.py`` and ``validate_bench.py`` here are two)::
+lines (``Script``; ``report_load.py`` here is one)::
 
     register(Script(name="my-bench", summary="what it measures", module="benchmarks.my_bench",
                     needs=("bundle",), args=lambda case: [str(case.outputs["bundle"])]))
@@ -136,7 +136,6 @@ BUILT_IN = (
     "polars_script",
     "duckdb_query",
     "report_load",
-    "validate_bench",
 )
 ORDER = (
     "floor",

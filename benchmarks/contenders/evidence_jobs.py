@@ -1,6 +1,5 @@
 """``streamer evidence --jobs 2``: the source parsed and validated in two worker processes,
-the digest and coverage fed in document order (issue 14's target: at most 0.7x the wall
-time of ``evidence`` on 3 GB of JSON Lines, on the 2-core reference machine). Checked
+the digest and coverage fed in document order. Checked
 byte-identical to ``evidence``. Skipped, and said so, while ``streamer evidence --help``
 offers no ``--jobs``."""
 

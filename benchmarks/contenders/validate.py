@@ -1,8 +1,7 @@
 """``streamer validate DIR`` on the bundle that ``bundle`` just published (the same bundle):
 every document read and checked. Checked: exit status 0 and the one-line summary on
-standard output says the bundle is valid. Issue 8's target: within 1.5x of ``bundle``'s
-wall time, peak RSS under 100 MB whatever the evidence size (``benchmarks/validate_bench.py``,
-where present, measures it on a bundle with a large evidence document)."""
+standard output says the bundle is valid. ``benchmarks/validate_bench.py`` compares it with
+``bundle`` on a bundle with a large evidence document."""
 
 from __future__ import annotations
 
