@@ -26,6 +26,10 @@ HALLUCINATED: dict[str, dict[str, Any]] = {
     "item-events": {"item": "Vorpal Sword", "event": "acquired", "holder": None},
     "scene-descriptions": {"location": "Castle Zorblax"},
 }
+NPCS = {  # non-player characters these episodes name
+    "C1": ["Nostoc", "Allura", "Kima", "Stilben", "Trinket"],
+    "C2": ["Gustav", "Toya", "Desmond", "Bertrand", "Clive"],
+}
 PATHS = {
     "spells": "$.record.spell",
     "npcs": "$.record.name",
@@ -50,7 +54,10 @@ def episode_case(tmp_path: Path, episode: Path) -> tuple[Case, Path]:
     api.import_transcript("crd3", episode, output=source)
     glossary = tmp_path / "campaign.yaml"
     party = [{"player": p, "character": c} for p, c in PARTIES[episode.stem[:2]].items()]
-    glossary.write_text(yaml.safe_dump({"party": party}), encoding="utf-8")
+    names: dict[str, list[str]] = {
+        name: [] for name in NPCS[episode.stem[:2]]
+    }  # what the NPC rules look for
+    glossary.write_text(yaml.safe_dump({"party": party, "names": names}), encoding="utf-8")
     lanes = sorted({*rules_lanes(), *HALLUCINATED})
     config = {
         "pipeline": {
@@ -88,6 +95,7 @@ def test_every_rules_candidate_is_supported_and_hallucinations_are_not(
         assert receipts[lane]["candidates"] == made[lane]
         assert "unsupported" not in receipts[lane]["rejected"], (lane, receipts[lane])
     assert receipts["spells"]["accepted"] == made["spells"]
+    assert sum(made.values()) > made["spells"]  # the NPC rules answered too
 
     # a hallucinated value citing real units (the first ten utterances of chunk 1), per kind
     units = [orjson.loads(line) for line in case.source.read_bytes().splitlines()[1:11]]
