@@ -104,7 +104,6 @@ def write_markdown(
     plotted: bool,
     sizes: Sequence[int] = (),
     settings: Settings | None = None,
-    unit_profile: bool = False,
 ) -> None:
     lines = [
         "# Benchmark results",
@@ -147,14 +146,6 @@ def write_markdown(
         f"peak RSS this harness can report is the launcher's own, {baseline.peak_rss / MiB:.0f} "
         "MiB (measured on `true`).",
     ]
-    if unit_profile:
-        lines += [
-            "",
-            "## Where the time of a unit goes",
-            "",
-            "`unit-profile.md` (beside this file): `streamer evidence` and the floor under "
-            "cProfile, microseconds a unit by function (`benchmarks/unit_profile.py`).",
-        ]
     if plotted:
         lines += ["", "## Plot", "", "![time and peak memory against input size](results.png)"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -32,7 +32,6 @@ from benchmarks.profiles import PROFILES
 from benchmarks.profiles.unit_ids import DEFAULT_SEED
 from benchmarks.report import table, write_json, write_markdown
 from benchmarks.runner import log, run_contender
-from benchmarks.unit_profile import write_unit_profiles
 
 DEFAULT_SIZES = "10MB,100MB,300MB,1GB"
 QUICK_SIZES = "1MB,10MB"
@@ -66,11 +65,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="with --floor-variants all: every variant up to this size, the first above "
         "(e.g. 1GB: the 3 GB runs time the fastest variant found at 300 MB)",
     )
-    parser.add_argument(
-        "--unit-profile-size",
-        default="30MB",
-        help="write unit-profile.md: each profile at this size under cProfile (none: skip)",
-    )
     parser.add_argument("--repeat", type=int, default=1, help="runs per contender; best time")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per run")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -101,12 +95,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                 if options.floor_variants_max is None
                 else parse_size(options.floor_variants_max)
             ),
-        )
-    except ValueError as error:
-        parser.error(str(error))
-    try:
-        options.unit_profile_bytes = (
-            0 if options.unit_profile_size == "none" else parse_size(options.unit_profile_size)
         )
     except ValueError as error:
         parser.error(str(error))
@@ -180,25 +168,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         plotted=plotted,
         sizes=options.size_list,
         settings=options.settings,
-        unit_profile=bool(options.unit_profile_bytes),
     )
     write_json(
         out_dir / "results.json", results=results, datasets=datasets, command=command, env=env
     )
     print("\n".join(table(results)))
     log(f"wrote {out_dir / 'RESULTS.md'}")
-    if options.unit_profile_bytes:
-        profiles = [p for p in options.profile_list if p not in skipped_profiles]
-        log(f"profiling evidence and the floor per unit ({options.unit_profile_size})")
-        write_unit_profiles(
-            out_dir / "unit-profile.md",
-            profiles,
-            options.unit_profile_bytes,
-            options.seed,
-            options.data_dir,
-            command,
-        )
-        log(f"wrote {out_dir / 'unit-profile.md'}")
     return 0
 
 
