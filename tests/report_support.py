@@ -33,7 +33,8 @@ def demo_bundle(folder: Path) -> Path:
 
 def hostile_case(root: Path) -> Case:
     """Twelve units; unit u05 carries the planted phrase, u07 the payloads in its text and
-    speaker; a spell record is named with a payload."""
+    speaker; a spell record, a combatant and the party's one character are named with a
+    payload."""
     units = [
         unit(f"u{i:02d}", f"line {i} of the session", speaker="GM", start_ms=i * 61_000)
         for i in range(12)
@@ -44,8 +45,14 @@ def hostile_case(root: Path) -> Case:
     lanes = {
         "spells": [spell("spell-1", ref("u04", "u05")), payload_spell],
         "npcs": [{"npc_id": "npc-1", "name": "Brenna", "source_refs": [ref("u10")]}],
+        # no round is known: the column is not shown
+        "combat-turns": [
+            {"turn_id": "turn-1", "combatant": XSS, "round": None, "source_refs": [ref("u09")]}
+        ],
+        # the party from the bundle: GM plays a character named with a payload
+        "party-roster": [{"player": "GM", "character": XSS_FLAG}],
     }
-    return write_case(root, units, lanes, window=1)
+    return write_case(root, units, lanes, window=1, allowlist=["spells", "npcs", "combat-turns"])
 
 
 def big_case(root: Path, count: int) -> Case:
@@ -96,3 +103,24 @@ def embedded_data(page: bytes) -> Any:
     parser.close()
     assert parser.scripts == 2
     return orjson.loads("".join(parser.data))
+
+
+def rejections_file(path: Path, counts: dict[str, dict[str, int]]) -> Path:
+    """A ``rejections.jsonl`` holding ``counts[lane][reason]`` lines of each lane and reason."""
+    lines = []
+    for lane, reasons in counts.items():
+        for reason, count in reasons.items():
+            for k in range(count):
+                lines.append(
+                    orjson.dumps(
+                        {
+                            "lane_id": lane,
+                            "line": k + 2,
+                            "chunk_id": None,
+                            "reason": reason,
+                            "path": "$.record",
+                        }
+                    )
+                )
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path

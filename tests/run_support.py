@@ -28,7 +28,8 @@ def by_hand(
     config_path: Path = CONFIG,
 ) -> Path:
     """The bundle the stage commands publish when run one after the other (and its
-    report, ``bundle.html`` beside it)."""
+    report, ``bundle.html`` beside it, with the glossary's party and the rejections as
+    ``streamer run`` gives them)."""
     root.mkdir()
     config = api.load_config(config_path)
     source = root / "source.jsonl"
@@ -38,7 +39,12 @@ def by_hand(
     lanes = root / "lanes"
     api.normalize(config, source, candidates, lanes, warn=quiet)
     api.bundle(config, source, lanes, root / "bundle", warn=quiet)
-    api.report(root / "bundle", output=root / "bundle.html")
+    api.report(
+        root / "bundle",
+        output=root / "bundle.html",
+        glossary=config.normalization.glossary,
+        rejections=lanes / "rejections.jsonl",
+    )
     return root / "bundle"
 
 

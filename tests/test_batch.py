@@ -4,6 +4,7 @@ local pool and on a real Dask cluster, each bundle byte-identical to a sequentia
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import subprocess
@@ -92,6 +93,16 @@ def check_first_batch(folder: Path, result: api.BatchResult, reference: Any) -> 
     assert published(folder) == reference
     assert not (folder / "corrupt").exists()
     assert not report_path_of(folder / "corrupt").exists()
+    # the campaign page, beside the session reports: each session in manifest order, the
+    # failed one without a link
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    rows = re.findall(r'<tr data-session="([^"]+)"><td>\d+</td><td>(<a href="[^"]+">)?', page)
+    assert rows == [
+        ("bridge-webvtt", '<a href="bridge-webvtt.html">'),
+        ("corrupt", ""),
+        ("bridge-crd3", '<a href="bridge-crd3.html">'),
+        ("bridge-text", '<a href="bridge-text.html">'),
+    ]
 
 
 def check_rerun(folder: Path, result: api.BatchResult) -> None:

@@ -19,6 +19,7 @@ import pytest
 from benchmarks.report_load import ARGS
 from benchmarks.report_load import CHROMIUM as BENCH_CHROMIUM
 from streamer import api
+from tests.bundle_support import DEMO
 from tests.report_support import (
     PLANTED,
     XSS,
@@ -27,6 +28,7 @@ from tests.report_support import (
     build,
     demo_bundle,
     hostile_case,
+    rejections_file,
 )
 
 CHROMIUM = Path(BENCH_CHROMIUM)
@@ -112,11 +114,25 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return bundle, report_of(bundle, root / "report.html")
 
 
+REJECTED = {"spells": {"outside_chunk": 2, "unsupported": 1}, "npcs": {"invalid_record": 1}}
+
+
+@pytest.fixture(scope="module")
+def party(tmp_path_factory: pytest.TempPathFactory, demo: tuple[Path, Path]) -> Path:
+    """The demo bundle's report with the demo glossary's party and some rejections."""
+    root = tmp_path_factory.mktemp("party")
+    rejections = rejections_file(root / "rejections.jsonl", REJECTED)
+    return report_of(
+        demo[0], root / "report.html", glossary=DEMO / "campaign.yaml", rejections=rejections
+    )
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile")
     bundle = build(hostile_case(root / "case"), root / "bundle")
-    return report_of(bundle, root / "report.html", title=XSS)
+    rejections = rejections_file(root / "rejections.jsonl", {XSS: {XSS_FLAG: 1}})
+    return report_of(bundle, root / "report.html", title=XSS, rejections=rejections)
 
 
 @pytest.fixture(scope="module")
@@ -179,8 +195,9 @@ def test_the_record_count_of_each_lane_matches_the_bundle(
     payload = orjson.loads((bundle / "lanes" / "item-events.json").read_bytes())
     cells = page.locator('[data-lane="item-events"] tr.record td').all_text_contents()
     record = payload["records"][0]
-    assert cells == ["1", record["item_event_id"], record["item"], record["event"],
-                     record["holder"], "t0118 \u2013 t0119"]  # fmt: skip
+    # the ID column is hidden until asked for
+    assert cells == ["1", record["item"], record["event"], record["holder"],
+                     "t0118 \u2013 t0119"]  # fmt: skip
 
 
 def test_clicking_a_record_marks_its_direct_units_apart_from_its_window_units(
@@ -276,7 +293,7 @@ def test_the_payload_in_text_speaker_record_and_title_runs_nothing_and_shows_as_
 ) -> None:
     opened(page, hostile)
     page.click('[data-lane="spells"] tr[data-record="1"]')
-    assert search(page, "onerror") == "1 unit matches"
+    assert search(page, "alert(1)") == "1 unit matches"
     page.click('#view .unit[data-unit-id="u07"] button.cited-by')
     assert page.evaluate("window.__xss") is None
     assert page.evaluate("document.images.length + document.scripts.length") == 2
@@ -284,7 +301,7 @@ def test_the_payload_in_text_speaker_record_and_title_runs_nothing_and_shows_as_
     assert row.locator(".text").text_content() == XSS
     assert row.locator(".speaker").text_content() == XSS_FLAG
     cells = page.locator('[data-lane="spells"] tr[data-record="1"] td').all_text_contents()
-    assert cells[2:4] == [XSS_FLAG, XSS]
+    assert cells[1:3] == [XSS_FLAG, XSS]
     assert page.text_content("h1") == XSS
     assert page.title() == XSS
 
@@ -340,13 +357,329 @@ def test_a_100000_unit_evidence_document_loads_a_page_at_a_time_and_is_searchabl
     assert marks[0] == ("t077600", "window")
 
 
-def test_the_screenshot_of_the_documentation(
-    page: Page, demo: tuple[Path, Path], tmp_path: Path
+# -- the page a game master reads ---------------------------------------------------------
+
+WIDTHS = (420, 768, 1400)
+OVERFLOW = """() => { const width = document.documentElement.clientWidth; const out = [];
+    for (const node of document.querySelectorAll('body *')) {
+      const box = node.getBoundingClientRect();
+      if (box.width && (box.right > width + 0.5 || box.left < -0.5)) out.push(node.tagName);
+    }
+    return [document.documentElement.scrollWidth - width, out]; }"""
+
+
+def text_columns(page: Page) -> list[float]:
+    widths: list[float] = page.eval_on_selector_all(
+        "#view .unit .text", "texts => texts.map(t => t.getBoundingClientRect().width)"
+    )
+    return widths
+
+
+def test_at_each_width_nothing_is_wider_than_the_viewport_and_the_text_has_room(
+    page: Page, party: Path, tmp_path: Path
 ) -> None:
-    """docs/report.md shows this screenshot; STREAMER_REPORT_SCREENSHOT=docs/report.png
-    writes it there."""
-    opened(page, demo[1])
+    """docs/report.md shows these screenshots; STREAMER_REPORT_SCREENSHOTS=docs writes
+    docs/report-420.png, docs/report-768.png and docs/report-1400.png there."""
+    folder = Path(os.environ.get("STREAMER_REPORT_SCREENSHOTS", tmp_path))
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        opened(page, party)
+        assert page.evaluate(OVERFLOW) == [0, []], width
+        assert len(text_columns(page)) == 20 and min(text_columns(page)) >= 200, width
+        page.click('[data-lane="spells"] tr[data-record="1"]')
+        page.evaluate("window.scrollTo(0, 0)")
+        assert page.evaluate(OVERFLOW) == [0, []], width
+        assert len(text_columns(page)) == 14 and min(text_columns(page)) >= 200, width
+        # one column below 800 px: the records, then the evidence below them
+        records, evidence = (
+            page.locator(f"#{id}").bounding_box() for id in ("records", "evidence")
+        )
+        assert records is not None and evidence is not None
+        assert (evidence["y"] >= records["y"] + records["height"]) == (width < 800), width
+        # a long unit ID is cut short, its whole value in its title (hover) and on focus
+        uid = page.locator('#view .unit[data-unit-id="t0099b"] .uid')
+        assert uid.get_attribute("title") == "t0099b"
+        page.evaluate("document.getElementById('records').scrollTop = 0")
+        target = folder / f"report-{width}.png"
+        page.screenshot(path=str(target), full_page=width < 800)
+        assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_select_then_show_all_escape_and_back_return_to_everything(page: Page, party: Path) -> None:
+    opened(page, party)
+    everything = shown_units(page)
+    assert len(everything) == 20
+    assert page.text_content("#status") == "20 of 20 units"
+    assert page.is_hidden("#show-all")
     page.click('[data-lane="spells"] tr[data-record="1"]')
-    target = Path(os.environ.get("STREAMER_REPORT_SCREENSHOT", tmp_path / "report.png"))
-    page.screenshot(path=str(target))
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert page.text_content("#status") == "14 of 20 units: record 2 of spells"
+    assert page.evaluate("location.hash") == "#record=spells%3A2"
+    page.click("#show-all")
+    assert shown_units(page) == everything and page.evaluate("location.hash") == ""
+    assert page.text_content("#status") == "20 of 20 units"
+    page.click('[data-lane="npcs"] tr[data-record="0"]')
+    assert page.text_content("#status") == "20 of 20 units: record 1 of npcs"
+    page.click('#view .unit[data-unit-id="t0116"] button.cited-by')
+    assert page.locator("#citations li").count() == 2
+    page.keyboard.press("Escape")  # closes the pop-up first
+    assert page.locator("#citations li").count() == 0
+    assert page.text_content("#status") == "20 of 20 units: record 1 of npcs"
+    page.keyboard.press("Escape")
+    assert shown_units(page) == everything and page.locator("tr.selected").count() == 0
+    page.click('[data-lane="spells"] tr[data-record="0"]')
+    page.click('[data-lane="spells"] tr[data-record="1"]')
+    page.go_back()
+    assert page.text_content("#status") == "14 of 20 units: record 1 of spells"
+    page.go_back()
+    assert page.text_content("#status") == "20 of 20 units"
+    assert page.locator("tr.selected").count() == 0
+    # the keyboard alone: a row takes the focus, Enter selects it
+    page.focus('[data-lane="item-events"] tr[data-record="0"]')
+    page.keyboard.press("Enter")
+    assert page.text_content("#status") == "14 of 20 units: record 1 of item-events"
+    # a search closes the selection and the pop-up, and says what it covers
+    page.click('#view .unit[data-unit-id="t0116"] button.cited-by')
+    assert search(page, "zzz") == "0 units match"
+    assert page.locator("#citations li").count() == 0
+    assert page.text_content("#view .empty") == (
+        "No unit of the published evidence matches. The search covers the units the records "
+        "cite and their windows: the transcript's other units are not in the bundle."
+    )
+    assert page.get_attribute("#search", "placeholder") == "Search the published evidence"
+
+
+def test_labels_unknown_and_the_hidden_id_column(page: Page, party: Path, hostile: Path) -> None:
+    opened(page, party)
+    headers = page.locator('[data-lane="spells"] thead th').all_text_contents()
+    assert headers == ["#", "Spell", "Caster", "Evidence"]
+    page.check("#show-ids")
+    headers = page.locator('[data-lane="spells"] thead th').all_text_contents()
+    assert headers == ["#", "ID", "Spell", "Caster", "Evidence"]
+    cells = page.locator('[data-lane="spells"] tr[data-record="0"] td').all_text_contents()
+    assert cells[:4] == ["1", "spell-1", "Hunter's Mark", "Vex'ahlia"]
+    assert page.evaluate("location.hash") == "#ids=1"
+    location = page.locator('[data-lane="scene-descriptions"] tr[data-record="1"] td.null')
+    assert location.text_content() == "unknown"
+    meta = page.text_content("header .source") or ""
+    assert meta.startswith("demo-slayers-take, 2 min, 25 units")
+    assert page.is_hidden("header details.digest code")
+    page.click("header details.digest summary")
+    assert page.text_content("header details.digest code") == (
+        "sha256:5b92514bd76392fec3a98285ece31a5ef658ebee5f8b1f826ba5cd4dbf1c2ab6"
+    )
+    # a column no record fills is not shown (no round is known in the hostile bundle)
+    opened(page, hostile)
+    headers = page.locator('[data-lane="combat-turns"] thead th').all_text_contents()
+    assert headers == ["#", "Combatant", "Evidence"]
+
+
+def test_member_filters_combine_with_search_and_columns_sort(page: Page, party: Path) -> None:
+    opened(page, party)
+    lane = '[data-lane="combat-turns"]'
+    options = page.locator(f'{lane} .member-filters select[data-column="combatant"] option')
+    assert options.all_text_contents() == [
+        "every Combatant", "Grog (1)", "Scanlan (1)", "Vex'ahlia (1)"
+    ]  # fmt: skip
+    page.select_option(f'{lane} .member-filters select[data-column="combatant"]', label="Grog (1)")
+    assert page.locator(f"{lane} tr.record").count() == 1
+    assert page.text_content(f"{lane} h2 .count") == "1 of 3 records"
+    # the units: those of the contexts the filtered records cite; the search within them
+    assert len(shown_units(page)) == 14
+    assert search(page, "mark") == "1 unit matches"  # t0111, in the second context
+    assert shown_units(page) == [("t0111", "")]
+    assert search(page, "coin") == "0 units match"  # t0103 is in the first context only
+    hash_ = page.evaluate("location.hash")
+    page.fill("#search", "")
+    # the view is in the fragment: a link opens it again
+    page.goto(party.as_uri() + hash_)
+    page.wait_for_selector("html[data-ready=true]", state="attached")
+    assert page.locator(f"{lane} tr.record").count() == 1
+    assert page.input_value("#search") == "coin"
+    opened(page, party)
+    page.click(f'{lane} thead th[data-column="combatant"] button')
+    order = page.locator(f'{lane} td[data-column="combatant"]').all_text_contents()
+    assert order == ["Grog", "Scanlan", "Vex'ahlia"]
+    page.click(f'{lane} thead th[data-column="combatant"] button')
+    order = page.locator(f'{lane} td[data-column="combatant"]').all_text_contents()
+    assert order == ["Vex'ahlia", "Scanlan", "Grog"]
+    assert page.get_attribute(f'{lane} thead th[data-column="combatant"]', "aria-sort") == (
+        "descending"
+    )
+    # unknown stays last either way
+    scenes = '[data-lane="scene-descriptions"]'
+    page.click(f'{scenes} thead th[data-column="location"] button')
+    page.click(f'{scenes} thead th[data-column="location"] button')
+    order = page.locator(f'{scenes} td[data-column="location"]').all_text_contents()
+    assert order == ["The Slayer's Take", "unknown"]
+    page.click(f"{lane} thead th >> nth=0 >> button")
+    order = page.locator(f'{lane} td[data-column="combatant"]').all_text_contents()
+    assert order == ["Vex'ahlia", "Grog", "Scanlan"]  # the bundle's order
+
+
+def test_the_timeline_has_a_mark_per_record_in_time_order_and_a_click_selects(
+    page: Page, party: Path
+) -> None:
+    opened(page, party)
+    marks = page.eval_on_selector_all(
+        "#timeline .mark",
+        "marks => marks.map(m => [m.dataset.lane, m.dataset.record, Number(m.dataset.x)])",
+    )
+    # scene-descriptions is not published: no mark; each other record at its first unit
+    lanes = [(lane, record) for lane, record, _ in marks]
+    assert lanes == [("combat-turns", "0"), ("combat-turns", "1"), ("combat-turns", "2"),
+                     ("item-events", "0"), ("npc-interactions", "0"), ("npcs", "0"),
+                     ("spells", "0"), ("spells", "1")]  # fmt: skip
+    x = {(lane, record): value for lane, record, value in marks}
+    # t0110 (0:00:50) < t0114 (1:08) < t0116 (1:19); t0102 (npcs) before all
+    assert x[("npcs", "0")] < x[("combat-turns", "0")] < x[("combat-turns", "1")]
+    assert x[("combat-turns", "1")] < x[("combat-turns", "2")] == x[("spells", "1")]
+    assert x[("spells", "0")] < x[("combat-turns", "1")]
+    page.click('#timeline .mark[data-lane="spells"][data-record="1"]', force=True)
+    assert page.text_content("#status") == "14 of 20 units: record 2 of spells"
+    assert page.get_attribute('#timeline .mark[data-lane="spells"][data-record="1"]', "class") == (
+        "mark selected"
+    )
+    lines = page.locator("#glance ul.summary li").all_text_contents()
+    assert lines[-1] == "spells 2 records \u00b7 Spell: 2 distinct \u00b7 Caster: 2 distinct"
+
+
+def test_the_speaker_filter_offers_the_characters_of_the_glossary(page: Page, party: Path) -> None:
+    opened(page, party)
+    options = page.locator("#speaker-filter option").all_text_contents()
+    assert options == ["all speakers", "LAURA (Vex'ahlia)", "LIAM (Vax'ildan)", "MATT",
+                       "SAM (Scanlan)", "TRAVIS (Grog)"]  # fmt: skip
+    page.select_option("#speaker-filter", label="SAM (Scanlan)")
+    assert [i for i, _ in shown_units(page)] == ["t0103", "t0116", "t0122"]
+    assert page.locator("#view .unit .speaker").all_text_contents() == ["SAM (Scanlan)"] * 3
+    assert search(page, "scanlan") == "3 units match"  # the character is searchable
+
+
+def test_the_rejected_candidates_are_counted_per_lane_by_reason(page: Page, party: Path) -> None:
+    opened(page, party)
+    items = page.eval_on_selector_all(
+        "#rejections li",
+        """items => items.map(li => [li.dataset.lane, li.dataset.rejected,
+            Array.from(li.querySelectorAll('.reason')).map(r => [r.dataset.reason,
+            r.dataset.count])])""",
+    )
+    assert items == [
+        ["combat-turns", "0", []], ["item-events", "0", []], ["npc-interactions", "0", []],
+        ["npcs", "1", [["invalid_record", "1"]]], ["scene-descriptions", "0", []],
+        ["spells", "3", [["outside_chunk", "2"], ["unsupported", "1"]]],
+    ]  # fmt: skip
+    assert page.text_content('#rejections li[data-lane="spells"]') == (
+        "spells 3 candidates rejected: 2 outside chunk, 1 unsupported"
+    )
+
+
+def test_the_new_places_show_payloads_as_text(page: Page, hostile: Path) -> None:
+    opened(page, hostile)
+    # the party's character (from the bundle), the filters' values, the timeline's titles,
+    # the rejections' lane and reason
+    assert XSS_FLAG in page.locator("#speaker-filter option").all_text_contents()[2]
+    page.select_option("#speaker-filter", index=2)
+    page.select_option('[data-lane="spells"] .member-filters select >> nth=0', index=2)
+    page.click('#timeline .mark[data-lane="spells"]', force=True)
+    assert page.evaluate("window.__xss") is None
+    assert page.evaluate("document.images.length + document.scripts.length") == 2
+    assert (
+        page.text_content('#rejections li[data-rejected="1"]')
+        == (
+            f"{XSS} 1 candidate rejected: 1 {XSS_FLAG.replace('_', ' ')}"  # a reason's _ reads as a space
+        )
+    )
+    titles = page.eval_on_selector_all("#timeline .mark title", "t => t.map(x => x.textContent)")
+    assert any(XSS in title for title in titles)
+    assert page.locator('#view .unit[data-unit-id="u03"] .speaker').text_content() == (
+        f"GM ({XSS_FLAG})"
+    )
+
+
+# -- the campaign page --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A batch output folder of two sessions (the demo, then the hostile bundle), a failed
+    third, and its campaign page."""
+    root = tmp_path_factory.mktemp("campaign")
+    out = root / "out"
+    out.mkdir()
+    demo_bundle(out / "demo-slayers-take")
+    build(hostile_case(root / "case"), out / "doc-1")
+    for document_id in ("demo-slayers-take", "doc-1"):
+        report_of(out / document_id, out / f"{document_id}.html")
+    lines = [
+        {"row": 2, "document_id": "demo-slayers-take", "status": "ok"},
+        {"row": 3, "document_id": "doc-1", "status": "skipped"},
+        {"row": 4, "document_id": "lost", "status": "failed"},
+    ]
+    (out / "batch.jsonl").write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    result = api.campaign(out, glossary=DEMO / "campaign.yaml")
+    assert result.receipt() == {
+        "status": "ok", "campaign": "index.html", "sessions": 3, "linked": 2, "lanes": 7
+    }  # fmt: skip
+    return result.page
+
+
+def test_the_campaign_page_joins_the_sessions_and_links_to_their_records(
+    page: Page, requests: Requests, campaign: Path
+) -> None:
+    """STREAMER_REPORT_SCREENSHOTS=docs writes docs/report-campaign.png."""
+    page.set_viewport_size({"width": 1000, "height": 700})
+    page.goto(campaign.as_uri())
+    rows = page.eval_on_selector_all(
+        "#sessions tbody tr",
+        "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))",
+    )
+    lanes = page.locator("#sessions thead th").all_text_contents()[4:]
+    assert lanes == ["combat-turns", "item-events", "npc-interactions", "npcs",
+                     "scene-descriptions", "spells", "party-roster"]  # fmt: skip
+    assert rows == [
+        ["1", "demo-slayers-take", "ok", "25", "3", "1", "1", "1", "2", "2", ""],
+        ["2", "doc-1", "skipped", "12", "1", "", "", "1", "", "2", "1"],
+        ["3", "lost", "failed", "", "", "", "", "", "", "", ""],
+    ]
+    assert page.locator("#sessions a").all_text_contents() == ["demo-slayers-take", "doc-1"]
+    # Brenna is one NPC across both sessions; the payload stays text
+    npcs = page.eval_on_selector_all(
+        '[data-lane="npcs"] tbody tr',
+        "rows => rows.map(r => [r.cells[0].textContent, Array.from(r.querySelectorAll('a'))"
+        ".map(a => [a.textContent, a.getAttribute('href')])])",
+    )
+    assert npcs == [["Brenna", [["demo-slayers-take", "demo-slayers-take.html#record=npcs%3A1"],
+                                ["doc-1", "doc-1.html#record=npcs%3A1"]]]]  # fmt: skip
+    spells = page.eval_on_selector_all(
+        '[data-lane="spells"] tbody tr',
+        "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))",
+    )
+    # the member with fewer distinct values first (as many spells as casters here: the
+    # record's order), rows by identity
+    assert page.locator('[data-lane="spells"] thead th').all_text_contents() == [
+        "Spell", "Caster", "Sessions"
+    ]  # fmt: skip
+    assert spells == [
+        [XSS_FLAG, XSS, "doc-1"],
+        ["Fireball", "unknown", "doc-1"],
+        ["Hunter's Mark", "Vex'ahlia", "demo-slayers-take"],
+        ["Thunderwave", "Scanlan", "demo-slayers-take"],
+    ]
+    assert page.evaluate("window.__xss") is None
+    assert page.evaluate("document.images.length + document.scripts.length") == 0
+    assert page.evaluate(OVERFLOW) == [0, []]
+    folder = os.environ.get("STREAMER_REPORT_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=str(Path(folder) / "report-campaign.png"), full_page=True)
+    # a link opens the session's report at that record
+    page.click('[data-lane="npcs"] a[data-session="doc-1"]')
+    page.wait_for_selector("html[data-ready=true]", state="attached")
+    assert page.text_content("#status") == "9 of 9 units: record 1 of npcs"
+    assert page.locator('[data-lane="npcs"] tr.selected').count() == 1
+    page.go_back()
+    page.click('[data-lane="spells"] a[data-session="doc-1"] >> nth=0')
+    page.wait_for_selector("html[data-ready=true]", state="attached")
+    assert page.text_content("#status") == "9 of 9 units: record 2 of spells"
+    assert page.evaluate("window.__xss") is None
+    assert sorted(set(requests.urls)) == sorted(
+        {campaign.as_uri(), (campaign.parent / "doc-1.html").as_uri()}
+    )

@@ -295,7 +295,7 @@ def test_a_bad_transcript_fails_with_status_3_and_publishes_nothing(tmp_path: Pa
     assert sorted(os.listdir(tmp_path)) == ["broken.vtt", "out.work"]
 
 
-def test_a_changed_glossary_reruns_extraction_and_normalization_only(
+def test_a_changed_glossary_reruns_extraction_normalization_and_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counter = StageCalls(monkeypatch)
@@ -305,16 +305,17 @@ def test_a_changed_glossary_reruns_extraction_and_normalization_only(
     with open(tmp_path / "glossary.yaml", "a", encoding="utf-8") as out:
         out.write("# changed\n")
     again = api.run(config, TRANSCRIPT, "text", output, warn=quiet)
-    # the glossary is read by extraction (the party: the rules' casters) and normalization;
-    # they made the same lane outputs, so the bundle and the report are skipped
+    # the glossary is read by extraction (the party: the rules' casters), normalization and
+    # the report (the party: the speakers' characters); the lane outputs are the same, so
+    # the bundle is skipped
     assert [(o.stage, o.status) for o in again.stages] == [
         ("import", "skipped"),
         ("extract", "ran"),
         ("normalize", "ran"),
         ("bundle", "skipped"),
-        ("report", "skipped"),
+        ("report", "ran"),
     ]
-    assert counter.calls == {"import": 1, "extract": 2, "normalize": 2, "bundle": 1, "report": 1}
+    assert counter.calls == {"import": 1, "extract": 2, "normalize": 2, "bundle": 1, "report": 2}
 
 
 def test_a_lane_that_is_never_extracted_runs_from_the_glossary(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ One module a job, none named as a function: ``config`` (the configuration and ki
 once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``evidence``,
 ``project``), ``transcripts`` (``import_transcript``, ``chunk``), ``extraction``
 (``extract``), ``normalization`` (``normalize``), ``bundles`` (``bundle``, ``schema``),
-``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``) and
-``batches`` (``batch``). ``ExitStatus`` names what a command returns.
+``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``),
+``batches`` (``batch``) and ``campaigns`` (``campaign``). ``ExitStatus`` names what a command returns.
 
 Each name is imported when it is first used (PEP 562), which keeps start-up short: the
 CLI's start-up and ``streamer evidence`` never import the extraction, normalization or
@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         schema as schema,
         schema_ids as schema_ids,
     )
+    from streamer.api.campaigns import CampaignResult as CampaignResult, campaign as campaign
     from streamer.api.config import default_registry as default_registry, load_config as load_config
     from streamer.api.evidence_context import (
         EvidenceResult as EvidenceResult,
@@ -77,6 +78,7 @@ MODULE_OF = {
     "BatchResult": "streamer.api.batches",
     "BundleReport": "streamer.api.validation",
     "BundleResult": "streamer.api.bundles",
+    "CampaignResult": "streamer.api.campaigns",
     "ChunkResult": "streamer.api.transcripts",
     "EvidenceResult": "streamer.api.evidence_context",
     "ExitStatus": "streamer.framework.errors",
@@ -86,6 +88,7 @@ MODULE_OF = {
     "RunResult": "streamer.api.runs",
     "batch": "streamer.api.batches",
     "bundle": "streamer.api.bundles",
+    "campaign": "streamer.api.campaigns",
     "check_output_destination": "streamer.api.outputs",
     "chunk": "streamer.api.transcripts",
     "default_document_id": "streamer.api.transcripts",

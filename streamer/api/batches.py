@@ -5,11 +5,12 @@ parallel on a local pool of processes or on a Dask distributed scheduler.
     result.failed        # the sessions that failed (each one's line is in out/batch.jsonl)
 
 Session ``ID`` publishes ``DIR/ID/`` (the bundle), ``DIR/ID.html`` (its report) and keeps
-``DIR/ID.work/``. ``DIR/batch.jsonl`` has one line per session, rewritten atomically as
-each one ends, so an interrupted batch keeps the lines of the sessions that finished. A
-rerun skips a session whose last line says it completed, with the same inputs (the
-transcript's and the configuration's digests, its format, document ID and lanes) and whose
-bundle is still the one it published.
+``DIR/ID.work/``; ``DIR/index.html`` is the campaign page, written at the end of each run
+(``streamer report --campaign DIR``). ``DIR/batch.jsonl`` has one line per session,
+rewritten atomically as each one ends, so an interrupted batch keeps the lines of the
+sessions that finished. A rerun skips a session whose last line says it completed, with
+the same inputs (the transcript's and the configuration's digests, its format, document ID
+and lanes) and whose bundle is still the one it published.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from streamer.api.batch_executors import (
     default_workers,
 )
 from streamer.api.batch_manifest import Session, read_manifest
+from streamer.api.campaigns import CAMPAIGN_FILE, campaign
 from streamer.api.config import load_config
 from streamer.api.extraction import check_extraction
 from streamer.api.lanes import effective_lanes
@@ -191,11 +193,14 @@ def batch(
         config_digest = value_digest(
             [file_digest(Path(config_path)), None if glossary is None else tree_digest(glossary)]
         )
-        return _batch(
+        result = _batch(
             config_path, config_digest, sessions, folder, pool, run_lanes, selected, progress
         )
     finally:
         pool.close()
+    if all(session.document_id + ".html" != CAMPAIGN_FILE for session in sessions):
+        campaign(folder, glossary=glossary)  # the campaign page, beside the session reports
+    return result
 
 
 def _batch(

@@ -3,14 +3,104 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import msgspec
+import orjson
 
 from streamer.api.config import default_registry
 from streamer.api.outputs import WriteTarget, check_output_destination, publish_to
 from streamer.api.validation import validate_bundle
-from streamer.framework.errors import InputError
+from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.normalization.glossary import load_glossary
+from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, write_report
+
+PARTY = "party"  # the glossary section (and kind) of the party roster: {player, character}
+
+Rejections = Mapping[str, Mapping[str, int]]
+
+
+class _RejectionLine(msgspec.Struct):
+    lane_id: str
+    reason: str
+
+
+def rejection_counts(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
+    """Per lane, the count of rejected candidates by reason, from a ``rejections.jsonl``
+    (``streamer normalize``'s); only the lane and the reason of each line are read."""
+    file = Path(path)
+    counts: dict[str, Counter[str]] = {}
+    decoder = msgspec.json.Decoder(_RejectionLine)
+    try:
+        with file.open("rb") as lines:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rejection = decoder.decode(line)
+                except msgspec.DecodeError:
+                    raise InputError(
+                        f"--rejections {file.name} line {number}: not a rejection line",
+                        hint="give the rejections.jsonl that streamer normalize wrote",
+                    ) from None
+                counts.setdefault(rejection.lane_id, Counter())[rejection.reason] += 1
+    except FileNotFoundError:
+        raise ConfigurationError(
+            f"--rejections {file.name} does not exist",
+            hint="give the rejections.jsonl that streamer normalize wrote",
+        ) from None
+    except IsADirectoryError:
+        raise ConfigurationError(f"--rejections {file.name} is a folder, not a file") from None
+    return {lane: dict(reasons) for lane, reasons in counts.items()}
+
+
+def _glossary_sections(registry: ArtifactKindRegistry) -> set[str]:
+    return {
+        spec.glossary_section
+        for kind in registry
+        if (spec := kind.normalization) is not None and spec.glossary_section is not None
+    }
+
+
+def glossary_party(path: str | os.PathLike[str], registry: ArtifactKindRegistry) -> dict[str, str]:
+    """The glossary's ``party`` as player -> character (empty without one)."""
+    party: dict[str, str] = {}
+    sections = load_glossary(Path(path), _glossary_sections(registry)).sections
+    for index, entry in enumerate(sections.get(PARTY, [])):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("player"), str)
+            and isinstance(entry.get("character"), str)
+        ):
+            raise ConfigurationError(
+                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
+            )
+        party[entry["player"]] = entry["character"]
+    return party
+
+
+def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> dict[str, str]:
+    """The party of a (valid) bundle's party-roster lane (a kind whose records come from
+    the glossary's ``party``), player -> character; empty when none is published."""
+    index = orjson.loads((folder / INDEX_FILE).read_bytes())
+    party: dict[str, str] = {}
+    for descriptor in index["lanes"]:
+        name = descriptor["artifact_kind"]
+        if name not in registry:
+            continue
+        spec = registry.get(name, where=descriptor["file"]).normalization
+        if spec is None or spec.glossary_section != PARTY:
+            continue
+        records: list[Any] = orjson.loads((folder / descriptor["file"]).read_bytes())["records"]
+        for record in records:
+            if isinstance(record.get("player"), str) and isinstance(record.get("character"), str):
+                party[record["player"]] = record["character"]
+    return party
 
 
 def report(
@@ -18,19 +108,29 @@ def report(
     *,
     output: WriteTarget = "-",
     title: str | None = None,
+    glossary: str | os.PathLike[str] | None = None,
+    rejections: str | os.PathLike[str] | Rejections | None = None,
     registry: ArtifactKindRegistry | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``bundle_dir`` to ``output`` (a path, published
     atomically and owner-only, ``-`` or a binary stream).
 
+    The speakers' characters come from ``glossary``'s ``party`` when given, else from the
+    bundle's party-roster lane. ``rejections`` (a ``rejections.jsonl`` path, or counts by
+    lane and reason) are shown per lane as counts by reason.
+
     The bundle is checked first as ``validate_bundle`` checks it; an invalid bundle raises
     ``InputError`` (exit status 3) naming its first problem, and nothing is written.
     ``registry``: the kinds of its lanes (default: every installed kind, as for ``bundle``).
     """
-    registry = registry or default_registry()
     if isinstance(output, (str, os.PathLike)):
         check_output_destination(output)
     folder = Path(bundle_dir)
+    registry = registry or default_registry()
+    party = None if glossary is None else glossary_party(glossary, registry)
+    counts = (
+        rejection_counts(rejections) if isinstance(rejections, (str, os.PathLike)) else rejections
+    )
     checked = validate_bundle(folder, registry)
     if not checked.valid:
         count = len(checked.problems)
@@ -39,6 +139,13 @@ def report(
             f"{checked.problems[0]}",
             hint=f"'streamer validate {folder.name}' lists every problem",
         )
+    if party is None:
+        party = bundle_party(folder, registry)
     summary: list[ReportSummary] = []
-    publish_to(output, lambda out: summary.append(write_report(folder, registry, out, title=title)))
+    publish_to(
+        output,
+        lambda out: summary.append(
+            write_report(folder, registry, out, title=title, party=party, rejections=counts)
+        ),
+    )
     return summary[0]

@@ -19,7 +19,7 @@ from streamer import __version__
 from streamer.api.bundles import bundle
 from streamer.api.extraction import extract
 from streamer.api.lanes import Warn
-from streamer.api.normalization import normalize
+from streamer.api.normalization import REJECTIONS_FILE, normalize
 from streamer.api.reports import report
 from streamer.api.run_options import Progress
 from streamer.api.transcripts import import_transcript
@@ -190,7 +190,8 @@ def _bundle(plan: RunPlan) -> dict[str, Any]:
 
 
 def _report_inputs(plan: RunPlan) -> Mapping[str, Path]:
-    return {"bundle": plan.path(BUNDLE)}
+    # the normalized lanes' rejections.jsonl: the counts the page shows; the glossary: its party
+    return {"bundle": plan.path(BUNDLE), "lanes": plan.path(LANES), **_glossary(plan)}
 
 
 def _report_configuration(plan: RunPlan) -> Any:
@@ -198,7 +199,12 @@ def _report_configuration(plan: RunPlan) -> Any:
 
 
 def _report(plan: RunPlan) -> dict[str, Any]:
-    summary = report(plan.path(BUNDLE), output=plan.path(REPORT))
+    summary = report(
+        plan.path(BUNDLE),
+        output=plan.path(REPORT),
+        glossary=plan.config.normalization.glossary,
+        rejections=plan.path(LANES) / REJECTIONS_FILE,
+    )
     return {
         "lanes": summary.lanes,
         "records": summary.records,

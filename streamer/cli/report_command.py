@@ -1,26 +1,63 @@
-"""``streamer report``: the bundle as one self-contained HTML page."""
+"""``streamer report``: the bundle as one self-contained HTML page, or the campaign page
+of a ``streamer batch`` output folder."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import typer
 
 from streamer import api
 from streamer.cli.app import app
+from streamer.framework.errors import ConfigurationError
 
 
 @app.command("report")
 def report_command(
-    bundle_dir: Path = typer.Argument(..., metavar="BUNDLE_DIR", help="The bundle folder."),
+    bundle_dir: Path | None = typer.Argument(
+        None, metavar="[BUNDLE_DIR]", help="The bundle folder (not with --campaign)."
+    ),
     output: str = typer.Option(
         "-", "--output", help="Where to write the HTML page; - (default) is stdout."
     ),
     title: str | None = typer.Option(
         None, "--title", help="The page's title (default: streamer report: DOCUMENT_ID)."
     ),
+    glossary: Path | None = typer.Option(
+        None,
+        "--glossary",
+        help="A glossary: its party names each speaker's character (default: the bundle's "
+        "party-roster lane); with --campaign, its names identify NPCs across sessions.",
+    ),
+    rejections: Path | None = typer.Option(
+        None,
+        "--rejections",
+        help="The rejections.jsonl of streamer normalize: rejected candidates counted per "
+        "lane by reason.",
+    ),
+    campaign: Path | None = typer.Option(
+        None,
+        "--campaign",
+        metavar="DIR",
+        help="Write DIR/index.html, the campaign page of a streamer batch output folder "
+        "(sessions, NPCs and spells across sessions, linked to the session reports); "
+        "prints a JSON receipt.",
+    ),
 ) -> None:
     """Write the bundle in BUNDLE_DIR as one self-contained HTML page: each lane's records,
-    the evidence they cite, search and filters. It holds transcript text: keep it as the
-    bundle."""
-    api.report(bundle_dir, output=output, title=title)
+    the evidence they cite, a timeline, search, filters and sorting. It holds transcript
+    text: keep it as the bundle."""
+    if campaign is not None:
+        if bundle_dir is not None or output != "-" or title is not None or rejections:
+            raise ConfigurationError(
+                "--campaign takes no BUNDLE_DIR, --output, --title or --rejections",
+                hint="the campaign page is DIR/index.html",
+            )
+        typer.echo(orjson.dumps(api.campaign(campaign, glossary=glossary).receipt()).decode())
+        return
+    if bundle_dir is None:
+        raise ConfigurationError(
+            "give a BUNDLE_DIR (or --campaign DIR)", hint="streamer report --help"
+        )
+    api.report(bundle_dir, output=output, title=title, glossary=glossary, rejections=rejections)

@@ -108,3 +108,15 @@ def contexts(
                     pass
 
         yield walk()
+
+
+def session_units(chunk_map: Path, buffer_size: int = DEFAULT_BUFFER_SIZE) -> int | None:
+    """The source document's unit count, from its (validated) chunk map: chunk ``k`` starts
+    at unit ``k * (max_units - overlap_units)``; ``None`` for a map without chunks."""
+    chunking = _first(chunk_map, "chunking", buffer_size)
+    step = int(chunking["max_units"]) - int(chunking["overlap_units"])
+    chunks, last = 0, 0
+    with chunk_map.open("rb") as file:
+        for count in ijson.items(file, "chunks.item.unit_count", buf_size=buffer_size):
+            chunks, last = chunks + 1, int(count)
+    return None if chunks == 0 else (chunks - 1) * step + last

@@ -1,6 +1,8 @@
 """The lanes of a bundle as tables: each lane's records, their columns and references.
 
-Columns are the records' JSON members in the order they first appear. A record's
+Columns are the records' JSON members in the order they first appear, each with the
+human label its kind declares (``ArtifactKind.label``); the kind's ID member is the lane's
+*ID column* (the page hides it until asked). A record's
 references are what its artifact kind's evidence projection returns; a kind the registry
 does not know, or one without a projection, gives records without references. When one
 member of every record holds exactly the projected references, that member is the
@@ -15,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.framework.source.reference import SourceReference
 
 
@@ -30,6 +32,8 @@ class LaneTable:
     reference_column: str | None
     records: list[dict[str, Any]]
     references: list[list[tuple[str, str]]]
+    labels: dict[str, str]
+    id_column: str | None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,6 +41,8 @@ class LaneTable:
             "artifact_kind": self.artifact_kind,
             "question": self.question,
             "columns": list(self.columns),
+            "labels": self.labels,
+            "id_column": self.id_column,
             "reference_column": self.reference_column,
             "records": self.records,
             "references": [[list(pair) for pair in cited] for cited in self.references],
@@ -70,6 +76,12 @@ def _reference_column(
     return None
 
 
+def _id_column(kind: ArtifactKind[Any] | None, columns: tuple[str, ...]) -> str | None:
+    if kind is None or kind.id_member is None or kind.id_member not in columns:
+        return None
+    return kind.id_member
+
+
 def lane_table(
     folder: Path, descriptor: dict[str, Any], registry: ArtifactKindRegistry
 ) -> LaneTable:
@@ -88,6 +100,11 @@ def lane_table(
         ]
     columns = _columns(records)
     return LaneTable(
+        labels={
+            column: (column.replace("_", " ").capitalize() if kind is None else kind.label(column))
+            for column in columns
+        },
+        id_column=_id_column(kind, columns),
         lane_id=descriptor["lane_id"],
         artifact_kind=name,
         question=None if kind is None else kind.question,

@@ -20,8 +20,12 @@ DATA_ELEMENT_ID = "report-data"
 
 
 @cache
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """The text of one of the page's assets (``report.js``, ``report.css``, ``campaign.css``)."""
     return resources.files("streamer.report").joinpath("assets", name).read_text("utf-8")
+
+
+_asset = asset
 
 
 def _digest(text: str) -> str:
@@ -29,11 +33,20 @@ def _digest(text: str) -> str:
 
 
 def content_security_policy() -> str:
+    return _policy(_digest(_asset("report.js")), _digest(_asset("report.css")))
+
+
+def campaign_policy() -> str:
+    """The campaign page's policy: its one inline style, and no script at all."""
+    return _policy("'none'", _digest(_asset("campaign.css")))
+
+
+def _policy(script: str, style: str) -> str:
     return "; ".join(
         [
             "default-src 'none'",
-            f"script-src {_digest(_asset('report.js'))}",
-            f"style-src {_digest(_asset('report.css'))}",
+            f"script-src {script}",
+            f"style-src {style}",
             "img-src 'none'",
             "font-src 'none'",
             "connect-src 'none'",

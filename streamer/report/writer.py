@@ -3,6 +3,9 @@
 The data is one JSON object (made safe for ``<script>`` piece by piece)::
 
     {"title": ..., "source": {"document_id", "semantic_digest"},
+     "session_units": the source document's unit count (from the chunk map), or null,
+     "party": [[player, character], ...] (the speakers' characters, may be empty),
+     "rejections": null when not given, else {lane_id: {reason: count}},
      "lanes": [lane tables, in index.json order],
      "evidence": null when the bundle has no evidence context, else
                  {"window_units", "lanes" (the allowlist),
@@ -16,6 +19,7 @@ until the end. The same bundle gives the same bytes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -27,7 +31,7 @@ from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_stream import UnitRow, contexts, read_header
+from streamer.report.evidence_stream import UnitRow, contexts, read_header, session_units
 from streamer.report.lane_tables import lane_table
 
 _BATCH = 2048
@@ -54,15 +58,35 @@ def default_title(document_id: str) -> str:
 
 
 def write_report(
-    folder: Path, registry: ArtifactKindRegistry, out: IO[bytes], *, title: str | None = None
+    folder: Path,
+    registry: ArtifactKindRegistry,
+    out: IO[bytes],
+    *,
+    title: str | None = None,
+    party: Mapping[str, str] | None = None,
+    rejections: Mapping[str, Mapping[str, int]] | None = None,
 ) -> ReportSummary:
-    """Write the report of the bundle in ``folder`` (validated by the caller) to ``out``."""
+    """Write the report of the bundle in ``folder`` (validated by the caller) to ``out``.
+
+    ``party`` maps a speaker (a player) to their character; ``rejections`` gives per lane
+    the count of rejected candidates by reason (counts only, never values)."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
     shown_title = default_title(source["document_id"]) if title is None else title
+    chunk_map = index.get("chunk_map")
+    units_in_session = None if chunk_map is None else session_units(folder / chunk_map["file"])
     out.write(page.head(shown_title))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
+    out.write(b',"session_units":' + _json(units_in_session))
+    out.write(b',"party":' + _json(sorted((party or {}).items())))
+    shown_rejections = None
+    if rejections is not None:
+        shown_rejections = {
+            lane: {reason: int(count) for reason, count in sorted(reasons.items())}
+            for lane, reasons in sorted(rejections.items())
+        }
+    out.write(b',"rejections":' + _json(shown_rejections))
     out.write(b',"lanes":[' + b",".join(_json(table.to_json()) for table in tables) + b"]")
     out.write(b',"evidence":')
     descriptor = index.get(evidence_context.DESCRIPTOR)
