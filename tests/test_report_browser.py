@@ -454,7 +454,7 @@ def test_labels_unknown_and_the_hidden_id_column(page: Page, party: Path, hostil
     assert headers == ["#", "Spell", "Caster", "Evidence"]
     page.check("#show-ids")
     headers = page.locator('[data-lane="spells"] thead th').all_text_contents()
-    assert headers == ["#", "ID", "Spell", "Caster", "Evidence"]
+    assert headers == ["#", "Spell cast", "Spell", "Caster", "Evidence"]
     cells = page.locator('[data-lane="spells"] tr[data-record="0"] td').all_text_contents()
     assert cells[:4] == ["1", "spell-1", "Hunter's Mark", "Vex'ahlia"]
     assert page.evaluate("location.hash") == "#ids=1"

@@ -11,7 +11,8 @@ once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``ev
 ``project``), ``transcripts`` (``import_transcript``, ``chunk``), ``extraction``
 (``extract``), ``normalization`` (``normalize``), ``bundles`` (``bundle``, ``schema``),
 ``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``),
-``batches`` (``batch``) and ``campaigns`` (``campaign``). ``ExitStatus`` names what a command returns.
+``batches`` (``batch``) and ``campaigns`` (``campaign``). ``ExitStatus`` names what a
+command returns.
 
 Each name is imported when it is first used (PEP 562), which keeps start-up short: the
 CLI's start-up and ``streamer evidence`` never import the extraction, normalization or

@@ -212,10 +212,6 @@ class ArtifactKind(Generic[R]):
         """The JSON Schema of one model-facing record, with its ``$defs``."""
         return self.model_records.standalone_schema()
 
-    def label(self, member: str) -> str:
-        """The human label of ``member``: its declared one, else ``round_no`` -> ``Round no``."""
-        return self.labels.get(member) or member.replace("_", " ").capitalize()
-
     def record_id(self, record: R) -> str | None:
         if self.id_member is None:
             return None
