@@ -683,3 +683,11 @@ def test_the_campaign_page_joins_the_sessions_and_links_to_their_records(
     assert sorted(set(requests.urls)) == sorted(
         {campaign.as_uri(), (campaign.parent / "doc-1.html").as_uri()}
     )
+
+
+def test_a_lane_that_cites_no_unit_has_no_unpublished_note(page: Page, hostile: Path) -> None:
+    opened(page, hostile)
+    assert page.locator('[data-lane="party-roster"] .notice').count() == 0
+    assert page.locator('[data-lane="party-roster"] thead th').all_text_contents() == [
+        "#", "Player", "Character"
+    ]  # fmt: skip

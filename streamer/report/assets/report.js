@@ -462,7 +462,8 @@
         : rows.length + " of " + plural(lane.records.length, "record", "records")]);
       block.appendChild(el("h2", "", [lane.lane_id, el("span", "kind", [lane.artifact_kind]), count]));
       if (lane.question) block.appendChild(el("p", "question", [lane.question]));
-      if (!allowlist.has(lane.lane_id)) {
+      const cites = lane.references.some(function (cited) { return cited.length; });
+      if (!allowlist.has(lane.lane_id) && cites) { // a lane that cites no unit (a roster) needs no note
         block.appendChild(el("p", "notice", [evidence
           ? "Not in the evidence allowlist: the units this lane cites are not published."
           : "No evidence context: the units this lane cites are not published."]));
