@@ -10,6 +10,8 @@ children (the tests of the ignored case set it up themselves).
 """
 
 import signal
+import sys
+from typing import Any
 
 from hypothesis import settings
 
@@ -22,3 +24,11 @@ for _signum in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
             _signum,
             signal.default_int_handler if _signum == signal.SIGINT else signal.SIG_DFL,
         )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line when the real-server tests were skipped, saying why."""
+    module = sys.modules.get("tests.test_model_server")
+    skipped = getattr(module, "SKIPPED", None)
+    if skipped:
+        terminalreporter.write_line(f"streamer: the real-server tests were skipped: {skipped[0]}")

