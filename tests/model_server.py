@@ -163,6 +163,7 @@ class Recorder:
 
     def __init__(self, target: str) -> None:
         self.exchanges: list[Exchange] = []
+        self.in_flight = 0  # requests forwarded and not yet answered by the server
         self._lock = threading.Lock()
         host, _, rest = target.removeprefix("http://").partition("/")
         target_host, target_port = host.split(":")
@@ -176,6 +177,23 @@ class Recorder:
 
             def do_POST(self) -> None:
                 data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with recorder._lock:
+                    recorder.in_flight += 1
+                try:
+                    answer, status = self._forward(data)
+                finally:
+                    with recorder._lock:
+                        recorder.in_flight -= 1
+                try:  # the client may be gone (interrupted): the server answered anyway
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                except OSError:
+                    self.close_connection = True
+
+            def _forward(self, data: bytes) -> tuple[bytes, int]:
                 connection = http.client.HTTPConnection(
                     target_host, int(target_port), timeout=REQUEST_S
                 )
@@ -190,17 +208,21 @@ class Recorder:
                 parsed = json.loads(answer) if response.status == 200 else None
                 with recorder._lock:
                     recorder.exchanges.append(Exchange(json.loads(data), response.status, parsed))
-                self.send_response(response.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
+                return answer, response.status
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/{rest}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
+
+    def wait_idle(self) -> None:
+        """Until the server has answered every request forwarded (an interrupted client's
+        request is still answered: the server does not notice it is gone)."""
+        deadline = time.monotonic() + REQUEST_S
+        while self.in_flight:
+            assert time.monotonic() < deadline, "the server never answered"
+            time.sleep(0.1)  # polling, not an assertion
 
     def take(self) -> list[Exchange]:
         """The exchanges so far, forgotten (the next ``take`` starts afresh)."""
