@@ -177,8 +177,7 @@ def test_a_unit_one_past_the_chunks_end_is_outside_the_chunk(tmp_path: Path) -> 
         }
     ]
     assert [r["source_refs"] for r in records(tmp_path / "out", "spells")] == [
-        [ref("u8")],
-        [ref("u12")],
+        [ref("u8"), ref("u12")],  # four units apart: one cast (the nearby rule)
     ]
 
 
@@ -303,9 +302,8 @@ def test_glossary_aliases_canonicalize_every_name_member_and_the_party_becomes_t
     result, _ = normalize(case, folder, tmp_path / "out", glossary=glossary)
     out = tmp_path / "out"
     assert [(r["caster"], r["source_refs"]) for r in records(out, "spells")] == [
-        ("Vex'ahlia", [ref("u1")]),
-        (None, [ref("u2")]),
-        ("Scanlan", [ref("u3")]),
+        ("Vex'ahlia", [ref("u1"), ref("u2")]),  # a null caster is the same cast nearby
+        ("Scanlan", [ref("u3")]),  # another caster: another cast
     ]
     assert [(r["name"], r["source_refs"]) for r in records(out, "npcs")] == [
         ("Brenna", [ref("u2"), ref("u5")]),
@@ -397,8 +395,8 @@ def test_duplicates_from_overlapping_chunks_collapse_and_distinct_evidence_does_
         [
             candidate("chunk-000001", cast("Fireball", "Keyleth", ref("u4", "u5"))),
             candidate("chunk-000002", cast("fire ball", "Keyleth", ref("u5"), ref("u4", "u5"))),
-            candidate("chunk-000002", cast("Fireball", "Keyleth", ref("u7"))),  # another cast
-            candidate("chunk-000002", cast("Fireball", None, ref("u5"))),  # other members
+            candidate("chunk-000002", cast("Fireball", "Scanlan", ref("u7"))),  # another cast
+            candidate("chunk-000002", cast("Fireball", None, ref("u5"))),  # the same, nearby
         ],
     )
     write_candidates(
@@ -424,8 +422,7 @@ def test_duplicates_from_overlapping_chunks_collapse_and_distinct_evidence_does_
     out = tmp_path / "out"
     assert [(r["caster"], r["source_refs"]) for r in records(out, "spells")] == [
         ("Keyleth", [ref("u4", "u5"), ref("u5")]),
-        (None, [ref("u5")]),
-        ("Keyleth", [ref("u7")]),
+        ("Scanlan", [ref("u7")]),
     ]
     assert [(r["location"], r["source_ref"]) for r in records(out, "scene-descriptions")] == [
         ("Tavern", ref("u2", "u8")),  # the union of its fragments: first start, last end
@@ -458,7 +455,7 @@ def test_the_id_function_is_the_documented_one(tmp_path: Path) -> None:
 def all_lane_lines() -> dict[str, list[dict[str, Any] | bytes]]:
     return {
         "spells": [
-            candidate("chunk-000001", cast("Fireball", "Keyleth", ref("u2"))),
+            candidate("chunk-000001", cast("Fireball", "Scanlan", ref("u2"))),
             candidate("chunk-000002", cast("Fireball", "Keyleth", ref("u4", "u5"))),
             candidate("chunk-000003", cast("Shield", None, ref("u9"))),
             candidate("chunk-000004", cast("Shield", None, ref("u11", "u12"))),

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+from streamer.domain.dnd.normalization import CAST_WINDOW_UNITS
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.normalization.names import name_key
 from tests.bundle_support import CRD3_EPISODES
@@ -104,13 +106,23 @@ def crd3_candidates(
         )
         for c in spells
     }
+    # one record per cast: the same spell cited by units at most CAST_WINDOW_UNITS apart
+    # is one cast (every caster here is null)
+    position = {unit_id: index for index, unit_id in enumerate(ids)}
+    by_spell: dict[str, list[int]] = {}
+    for unit_id, spell in cast_units:
+        by_spell.setdefault(spell, []).append(position[unit_id])
+    casts = 0
+    for found in by_spell.values():
+        found.sort()
+        casts += 1 + sum(1 for a, b in pairwise(found) if b - a > CAST_WINDOW_UNITS)
     return {
         "folder": folder,
         "scenes": len(scenes),
         "spells": len(spells),
         "npcs": len(npcs) + 1,
         "speakers": len(speakers),
-        "casts": len(cast_units),
+        "casts": casts,
         "alignments": len(alignments),
     }
 
@@ -153,7 +165,7 @@ def test_crd3_import_chunk_normalize_bundle_validate(tmp_path: Path, episode: Pa
         == made["scenes"]
     )
     assert receipt["spells"]["accepted"] == made["spells"]
-    assert receipt["spells"]["records"] == made["casts"]  # one record per cast turn and spell
+    assert receipt["spells"]["records"] == made["casts"]  # one record per cast
     assert receipt["npcs"]["rejected"] == {"outside_chunk": 1}
     assert receipt["npcs"]["records"] == made["speakers"]
     # the fragments of one alignment, cut by chunk boundaries, become one scene

@@ -15,6 +15,15 @@ members of its candidate cited first (then the smallest spelling), never a mix.
   duplicates removed, ordered by position. Candidates citing disjoint evidence stay apart.
 - ``registry``: candidates whose key member has the same name key are one record citing
   the union of their references.
+- ``nearby``: one record per event told more than once (``dnd/spell-casts``: a player's
+  declaration and the game master's narration a few units later). Candidates whose
+  identities are equal but for the optional members (``caster``), each of those equal or
+  ``null`` in one of them, are one record when each cites a unit at most ``window`` units
+  after the reach of the ones before it (the end of their references), in position order:
+  a sweep that keeps the clusters still open and puts each candidate in the most recently
+  extended compatible one (else a new one). The record cites the union of their
+  references and publishes the members of the candidate cited first among those with the
+  most optional members given (a named caster wins over ``null``), never a mix.
 - ``spans``: one reference a record. Candidates with equal identities whose ranges
   overlap (connected components, as above) are the fragments of one span (a scene cut by
   chunk boundaries): one record citing their union, the range from the first fragment's
@@ -154,6 +163,41 @@ def registry(items: Sequence[Grounded], key: Callable[[Grounded], str]) -> list[
         first = min(same, key=_first_cited)
         refs = distinct_refs([ref for item in same for ref in item.refs])
         out.append(Group(first.members, refs, _lines(same), key(first)))
+    return _ordered(out)
+
+
+def nearby(items: Sequence[Grounded], window: int, optional: Sequence[str]) -> list[Group]:
+    out: list[Group] = []
+
+    def base(item: Grounded) -> bytes:
+        identity = item.identity if item.identity is not None else item.members
+        return canonical({k: v for k, v in identity.items() if k not in optional})
+
+    def given(item: Grounded) -> dict[str, Any]:
+        identity = item.identity if item.identity is not None else item.members
+        return {k: identity.get(k) for k in optional if identity.get(k) is not None}
+
+    for same in _by_key(items, base):
+        clusters: list[tuple[dict[str, Any], int, list[Grounded]]] = []  # known, reach, items
+        for item in sorted(same, key=_first_cited):
+            known = given(item)
+            chosen = None
+            for index in range(len(clusters) - 1, -1, -1):
+                values, reach, _ = clusters[index]
+                compatible = all(values.get(k, v) == v for k, v in known.items())
+                if compatible and item.refs[0].start <= reach + window:
+                    chosen = index
+                    break
+            if chosen is None:
+                clusters.append((known, item.refs[-1].end, [item]))
+                continue
+            values, reach, members = clusters.pop(chosen)
+            reach = max(reach, max(ref.end for ref in item.refs))
+            clusters.append(({**values, **known}, reach, [*members, item]))
+        for _, _, component in clusters:
+            refs = distinct_refs([ref for item in component for ref in item.refs])
+            first = min(component, key=lambda item: (-len(given(item)), *_first_cited(item)))
+            out.append(Group(first.members, refs, _lines(component), first.identity))
     return _ordered(out)
 
 

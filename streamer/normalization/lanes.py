@@ -229,6 +229,8 @@ def _collapse(spec: NormalizationSpec, accepted: list[Grounded]) -> list[Group]:
         return collapse.registry(accepted, lambda item: name_key(item.members[member]))
     if spec.collapse is Collapse.SPAN:
         return collapse.spans(accepted)
+    if spec.collapse is Collapse.NEARBY:
+        return collapse.nearby(accepted, spec.window_units, spec.optional_members)
     return collapse.occurrences(accepted)
 
 

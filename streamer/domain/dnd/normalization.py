@@ -11,6 +11,13 @@ from __future__ import annotations
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
 
+# One cast, one record: a declaration ("I cast Slow on them") and the game master's
+# narration of it ("...as you cast Slow...") are one record when they cite units at most
+# this many apart (and name the same caster, or one names none). Four units: the labelled
+# CRD3 set's narrations follow their declarations by one to three units, while the same
+# caster's next cast of a spell comes at their next turn, dozens of units later.
+CAST_WINDOW_UNITS = 4
+
 
 class _SrdSpells:
     """The SRD spell catalog, loaded when a spell name is first canonicalized."""
@@ -29,6 +36,9 @@ SPELL_CASTS = NormalizationSpec(
     textual_members=("spell", "caster"),
     actor_members=("caster",),
     glossary_aliases={"spell": "spells"},
+    collapse=Collapse.NEARBY,
+    window_units=CAST_WINDOW_UNITS,
+    optional_members=("caster",),
 )
 NPCS = NormalizationSpec(
     id_prefix="npc",

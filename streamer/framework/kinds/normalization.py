@@ -14,6 +14,10 @@ The three identity rules (``docs/normalization.md`` states each in full):
   merged.
 - ``REGISTRY``: one record per entity: every candidate whose ``key_member`` has the same
   name key is one record citing all their references.
+- ``NEARBY``: one record per event told more than once. Candidates equal but for their
+  ``optional_members``, whose values are compatible (equal by identity, or one ``null``),
+  citing units at most ``window_units`` apart, are one record citing the union of their
+  references (a declaration and the game master's narration of the same cast).
 - ``SPAN``: a kind with one ``source_ref``. Candidates with equal canonical members whose
   ranges overlap (fragments of one span cut by chunk boundaries) become one record citing
   their union: the range from the first fragment's start to the last one's end.
@@ -38,6 +42,7 @@ class Collapse(StrEnum):
     OCCURRENCE = "occurrence"
     REGISTRY = "registry"
     SPAN = "span"
+    NEARBY = "nearby"
 
 
 class Catalog(Protocol):
@@ -73,6 +78,8 @@ class NormalizationSpec:
     model-produced members the support check looks for in the cited text (``null`` is never
     checked); ``actor_members`` (a subset) name who acts, and are also supported by the
     speaker of a cited unit spoken in the first person (``docs/normalization.md``).
+    ``window_units`` and ``optional_members``: the ``NEARBY`` rule's window (in units, > 0)
+    and the members a candidate may leave ``null`` and still be the same event.
     """
 
     id_prefix: str
@@ -84,6 +91,8 @@ class NormalizationSpec:
     glossary_section: str | None = None
     textual_members: tuple[str, ...] = ()
     actor_members: tuple[str, ...] = ()
+    window_units: int = 0
+    optional_members: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not set(self.actor_members) <= set(self.textual_members):
@@ -92,6 +101,8 @@ class NormalizationSpec:
             return
         if (self.collapse is Collapse.REGISTRY) != (self.key_member is not None):
             raise ValueError("key_member is required by, and only by, the registry rule")
+        if (self.collapse is Collapse.NEARBY) != (self.window_units > 0):
+            raise ValueError("window_units is required by, and only by, the nearby rule")
 
     @property
     def extracted(self) -> bool:
