@@ -25,7 +25,7 @@ def groups(*items: Grounded) -> list[tuple[str, str | None, list[int], tuple[int
 
 def test_the_spell_casts_kind_declares_it() -> None:
     assert SPELL_CASTS.collapse is Collapse.NEARBY
-    assert (SPELL_CASTS.window_units, SPELL_CASTS.optional_members) == (4, ("caster",))
+    assert (SPELL_CASTS.window_units, SPELL_CASTS.optional_members) == (5, ("caster",))
 
 
 def test_a_declaration_and_its_narration_are_one_record_naming_the_caster() -> None:
@@ -34,16 +34,16 @@ def test_a_declaration_and_its_narration_are_one_record_naming_the_caster() -> N
     ]
 
 
-def test_the_window_is_four_units_from_the_reach_of_the_cast() -> None:
-    assert groups(cast(1, "Slow", None, 10), cast(2, "Slow", None, 14)) == [
-        ("Slow", None, [10, 14], (1, 2))
-    ]
+def test_the_window_is_five_units_from_the_reach_of_the_cast() -> None:
     assert groups(cast(1, "Slow", None, 10), cast(2, "Slow", None, 15)) == [
-        ("Slow", None, [10], (1,)),
-        ("Slow", None, [15], (2,)),
+        ("Slow", None, [10, 15], (1, 2))
     ]
-    # a chain: each within four units of the reach of the ones before it
-    assert groups(*(cast(i, "Slow", None, 10 + 4 * i) for i in range(3)))[0][2] == [10, 14, 18]
+    assert groups(cast(1, "Slow", None, 10), cast(2, "Slow", None, 16)) == [
+        ("Slow", None, [10], (1,)),
+        ("Slow", None, [16], (2,)),
+    ]
+    # a chain: each within five units of the reach of the ones before it
+    assert groups(*(cast(i, "Slow", None, 10 + 5 * i) for i in range(3)))[0][2] == [10, 15, 20]
 
 
 def test_other_casters_and_other_spells_stay_apart() -> None:

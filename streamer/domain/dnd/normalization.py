@@ -13,10 +13,10 @@ from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
 
 # One cast, one record: a declaration ("I cast Slow on them") and the game master's
 # narration of it ("...as you cast Slow...") are one record when they cite units at most
-# this many apart (and name the same caster, or one names none). Four units: the labelled
-# CRD3 set's narrations follow their declarations by one to three units, while the same
+# this many apart (and name the same caster, or one names none). Five units: the labelled
+# CRD3 set's narrations follow their declarations by one to five units, while the same
 # caster's next cast of a spell comes at their next turn, dozens of units later.
-CAST_WINDOW_UNITS = 4
+CAST_WINDOW_UNITS = 5
 
 
 class _SrdSpells:
