@@ -15,7 +15,8 @@ text.
 
 The keywords are found by an Aho-Corasick automaton (``pyahocorasick``): one pass over the
 block whatever the number of keywords (measured against one combined regular expression in
-``benchmarks/rules_bench.py``: docs/extraction.md has the figures).
+``benchmarks/rules_bench.py``: 125 MB/s against 7 MB/s; docs/extraction.md has the
+figures).
 """
 
 from __future__ import annotations
