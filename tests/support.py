@@ -270,3 +270,10 @@ def live_children() -> set[int]:
     for task in Path("/proc/self/task").iterdir():
         found |= {int(pid) for pid in (task / "children").read_text().split()}
     return found
+
+
+def stopped(status: int) -> bytes:
+    """What a command ended by a signal prints when it kept nothing: one line naming how
+    it ended (``streamer: interrupted (nothing published)`` for Ctrl-C)."""
+    how = {129: "hung up", 130: "interrupted", 131: "quit", 143: "terminated"}[status]
+    return f"streamer: {how} (nothing published)\n".encode()

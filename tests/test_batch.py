@@ -30,7 +30,7 @@ GOOD = {
     "bridge-crd3": ("bridge-crd3.json", "crd3"),
     "bridge-text": ("bridge.txt", "text"),
 }
-CORRUPT_ERROR = "webvtt corrupt.vtt: line 3 (cue 1): the cue ends before it starts"
+CORRUPT_ERROR = f"webvtt {BATCH / 'corrupt.vtt'}: line 3 (cue 1): the cue ends before it starts"
 
 
 def quiet(_: str) -> None:
@@ -204,12 +204,13 @@ def test_a_changed_transcript_or_glossary_runs_its_sessions_again(tmp_path: Path
     assert second.lines[2].receipt["semantic_digest"] != first.lines[2].receipt["semantic_digest"]  # type: ignore[index]
 
 
-def manifest_error(tmp_path: Path, name: str, content: str) -> str:
+def manifest_error(tmp_path: Path, name: str, content: str, monkeypatch: pytest.MonkeyPatch) -> str:
     manifest = tmp_path / name
     manifest.write_text(content)
     (tmp_path / "s.vtt").write_bytes((IMPORT / "bridge.vtt").read_bytes())
+    monkeypatch.chdir(tmp_path)  # the manifest named as a user names it
     with pytest.raises(ConfigurationError) as raised:
-        api.batch(CONFIG, manifest, tmp_path / "out", workers=1)
+        api.batch(CONFIG, name, tmp_path / "out", workers=1)
     assert not (tmp_path / "out").exists()  # nothing ran, nothing was created
     return raised.value.one_line()
 
@@ -221,13 +222,13 @@ def manifest_error(tmp_path: Path, name: str, content: str) -> str:
             "m.csv",
             "transcript,format,speaker\n",
             'manifest m.csv row 1: unknown column "speaker" (hint: columns: transcript, '
-            "format, document_id)",
+            "format, document_id, unit, speaker_prefix, speaker_carry, dedupe_rolling)",
         ),
         (
             "m.csv",
-            "transcript\ns.vtt\n",
-            "manifest m.csv row 1: the header has no format column (hint: the first row "
-            "names the columns: transcript,format[,document_id])",
+            "format\nwebvtt\n",
+            "manifest m.csv row 1: the header has no transcript column (hint: the first row "
+            "names the columns: transcript[,format]...)",
         ),
         (
             "m.csv",
@@ -238,7 +239,7 @@ def manifest_error(tmp_path: Path, name: str, content: str) -> str:
         (
             "m.csv",
             "transcript,format\ns.vtt,webvtt\nnope.vtt,webvtt\n",
-            'manifest m.csv row 3: transcript "nope.vtt" does not exist or is not a file '
+            "manifest m.csv row 3: transcript nope.vtt does not exist or is not a file "
             "(hint: relative paths are relative to the manifest's folder)",
         ),
         (
@@ -273,22 +274,20 @@ def manifest_error(tmp_path: Path, name: str, content: str) -> str:
             "m.jsonl",
             "\n\n",
             "manifest m.jsonl lists no session (hint: one row a session: "
-            "transcript,format[,document_id])",
+            "transcript[,format][,document_id]...)",
         ),
     ],
 )
 def test_a_bad_manifest_row_fails_before_anything_runs(
-    tmp_path: Path, name: str, content: str, message: str
+    tmp_path: Path, name: str, content: str, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert manifest_error(tmp_path, name, content) == message
+    assert manifest_error(tmp_path, name, content, monkeypatch) == message
 
 
 def test_a_bad_manifest_exits_2_from_the_command(tmp_path: Path) -> None:
     manifest = tmp_path / "m.csv"
     manifest.write_text("transcript,format\nmissing.vtt,webvtt\n")
-    result = run_cli(
-        ["batch", "--config", str(CONFIG), str(manifest), "--output-dir", str(tmp_path / "o")]
-    )
+    result = run_cli(["batch", "--config", str(CONFIG), "m.csv", "--output-dir", "o"], cwd=tmp_path)
     assert result.status == 2
     assert result.stdout == b""
     assert result.stderr.startswith("streamer: error: manifest m.csv row 2: transcript")

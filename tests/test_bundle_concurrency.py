@@ -18,7 +18,7 @@ import pytest
 from streamer.output import bundle_publication
 from streamer.output.bundle_publication import exchange, lock_path
 from tests.bundle_support import bundle_args, bundle_files, receipt, run_bundle
-from tests.support import REPO, Case, ref, spell, units, write_case
+from tests.support import REPO, Case, ref, spell, stopped, units, write_case
 
 PAUSE = "STREAMER_TEST_PAUSE"
 
@@ -90,8 +90,11 @@ def test_a_second_publisher_waits_for_the_first_then_checks_afresh(
         assert b'"s2"' in files["lanes/spells.json"]
     else:
         assert (status_b, stdout_b) == (2, b"")
-        assert stderr_b == (
-            b"streamer: error: output bundle already exists (hint: use --force to replace it)\n"
+        assert (
+            stderr_b
+            == (
+                f"streamer: error: output {out} already exists (hint: use --force to replace it)\n"
+            ).encode()
         )
         assert b'"s1"' in files["lanes/spells.json"]
     assert sorted(path.name for path in parent.iterdir()) == ["bundle"]
@@ -118,7 +121,7 @@ def test_a_waiting_publisher_interrupted_leaves_nothing(tmp_path: Path) -> None:
         if Path("/proc/locks").exists():
             wait_until_waiting_for_the_lock(b)
         b.send_signal(signal.SIGTERM)
-        assert finish(b) == (143, b"", b"")
+        assert finish(b) == (143, b"", stopped(143))
     assert finish(a)[0] == 0
     assert sorted(path.name for path in parent.iterdir()) == ["bundle"]
 

@@ -23,7 +23,7 @@ import orjson
 import pytest
 
 from tests.bundle_support import bundle_args, bundle_files, receipt, run_bundle
-from tests.support import REPO, jsonl_bytes, ref, spell, units, write_case
+from tests.support import REPO, jsonl_bytes, ref, spell, stopped, units, write_case
 
 IDS = [f"u{i}" for i in range(3000)]
 
@@ -99,7 +99,7 @@ def test_interrupted_bundle_publishes_nothing(
     process.stdout.close()
     process.stderr.close()
     assert stdout == b""
-    assert stderr == b""
+    assert stderr == stopped(status)
     assert sorted(path.name for path in parent.iterdir()) == (["bundle"] if existing else [])
     if existing:
         assert bundle_files(out) == before
@@ -164,7 +164,7 @@ def test_a_bundle_signalled_while_staged_or_swapping_keeps_the_old_one(
             [".bundle.lock", "bundle", *staging]
         )
         process.send_signal(signum)
-    assert finish(process) == (status, b"", b"")
+    assert finish(process) == (status, b"", stopped(status))
     assert sorted(path.name for path in parent.iterdir()) == ["bundle"]
     assert bundle_files(out) == before
 
@@ -186,7 +186,7 @@ def test_a_single_file_output_signalled_while_its_temporary_file_exists(
         (temporary,) = [path.name for path in out.iterdir() if path.name != "e.json"]
         assert temporary.startswith(".e.json.") and temporary.endswith(".partial")
         process.send_signal(signum)
-    assert finish(process) == (status, b"", b"")
+    assert finish(process) == (status, b"", stopped(status))
     assert sorted(path.name for path in out.iterdir()) == ["e.json"]
     assert (out / "e.json").read_bytes() == b"old\n"
 

@@ -237,9 +237,13 @@ def test_unknown_lane_filter_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_missing_output_folder_fails_before_reading(tmp_path: Path) -> None:
     case = base_case(tmp_path)
-    run = run_cli(case.args("--output", str(tmp_path / "missing" / "e.json")))
+    given = tmp_path / "missing" / "e.json"
+    run = run_cli(case.args("--output", str(given)))
     assert run.status == 2
-    assert "output folder for e.json does not exist" in run.stderr
+    assert run.stderr == (
+        f"streamer: error: the folder {given.parent} of --output {given} does not exist "
+        f"(hint: create it first: mkdir -p {given.parent})\n"
+    )
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ def test_debug_as_an_option_value_is_that_value(tmp_path: Path) -> None:
 
 
 def test_debug_after_the_command_still_shows_a_traceback(tmp_path: Path) -> None:
-    run = run_cli(["import", "webvtt", str(tmp_path / "missing.vtt"), "--debug"])
+    run = run_cli(["import", "webvtt", "missing.vtt", "--debug"], cwd=tmp_path)
     assert run.status == 2
     assert run.stderr.startswith("Traceback (most recent call last):")
     assert run.stderr.endswith(

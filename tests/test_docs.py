@@ -6,11 +6,13 @@ the spec are there, and the worked example runs on a real bundle."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import click
+import orjson
 import pytest
 import typer.main
 
@@ -165,11 +167,24 @@ def test_every_option_has_a_row_in_the_options_table() -> None:
 # -- the README's quick start ----------------------------------------------------------------
 
 
-def test_the_quick_start_is_exactly_make_demo_and_make_test() -> None:
+QUICK_START_RUN = ".venv/bin/streamer run fixtures/quickstart/session.vtt --output out/session"
+
+
+def test_the_quick_start_is_make_demo_a_run_with_no_configuration_and_make_test() -> None:
     blocks = code_blocks(section(text(README), "## Quick start"))
     assert len(blocks) == 1
     commands_ = [line.strip() for line in blocks[0][1].splitlines() if line.strip()]
-    assert commands_ == ["make demo", "make test"]
+    assert commands_ == ["make demo", "mkdir -p out", QUICK_START_RUN, "make test"]
+
+
+def test_the_quick_start_run_publishes_the_fixture_s_spells(tmp_path: Path) -> None:
+    shutil.copytree(REPO / "fixtures" / "quickstart", tmp_path / "fixtures" / "quickstart")
+    (tmp_path / "out").mkdir()
+    run = run_cli(QUICK_START_RUN.split()[1:], cwd=tmp_path)
+    assert (run.status, run.stderr) == (0, "")
+    spells = orjson.loads((tmp_path / "out" / "session" / "lanes" / "spells.json").read_bytes())
+    assert [record["spell"] for record in spells["records"]] == ["Shield", "Fireball"]
+    assert (tmp_path / "out" / "session.html").is_file()
 
 
 def test_the_makefile_has_both_quick_start_targets() -> None:
@@ -406,10 +421,13 @@ def test_the_documented_non_integers_are_rejected(tmp_path: Path, value: str) ->
         api.load_config(path)
 
 
-def test_the_documented_file_and_publication_errors_are_the_real_ones(tmp_path: Path) -> None:
+def test_the_documented_file_and_publication_errors_are_the_real_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     documented = text(DOCS / "configuration.md")
+    monkeypatch.chdir(tmp_path)  # the file named as a user names it
     with pytest.raises(ConfigurationError) as raised:
-        api.load_config(tmp_path / "streamer.yaml")
+        api.load_config("streamer.yaml")
     assert f"`{error_line(raised.value)}`" in documented
     path = tmp_path / "off.yaml"
     path.write_text(LANES)

@@ -37,7 +37,7 @@ from tests.extract_support import (
     write_config,
 )
 from tests.fake_openai import FakeServer, Reply, Request, always, fake_server, sequence
-from tests.support import REPO
+from tests.support import REPO, stopped
 
 CHUNKS = len(first_units())  # the demo session's 25 units in chunks of 4
 ALL_LANES = [
@@ -727,7 +727,7 @@ def test_an_interrupted_run_ends_quietly_and_keeps_the_answers(
         server.wait_for(lambda s: len(s.requests) == 3)
         process.send_signal(sig)
         stdout, stderr = process.communicate(timeout=20)
-    assert (process.returncode, stdout, stderr) == (status, b"", b"")
+    assert (process.returncode, stdout, stderr) == (status, b"", stopped(status))
     assert [path.name for path in (tmp_path / "out").iterdir()] == [".cache"]
     assert len(cache_entries(tmp_path / "out" / ".cache")) == 2
 

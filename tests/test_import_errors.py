@@ -174,8 +174,7 @@ def test_malformed_input_fails_with_one_safe_line_and_writes_nothing(
 ) -> None:
     source = tmp_path / name
     source.write_bytes(content)
-    out = tmp_path / "out.jsonl"
-    run = run_cli(["import", fmt, str(source), *options, "--output", str(out)])
+    run = run_cli(["import", fmt, name, *options, "--output", "out.jsonl"], cwd=tmp_path)
     assert run.status == 3
     assert run.stdout == b""
     assert run.stderr == f"streamer: error: {message}\n"
@@ -205,8 +204,7 @@ def test_an_error_after_many_good_units_still_writes_nothing(tmp_path: Path) -> 
     lines = b"".join(b"SPEAKER: line %d\n" % number for number in range(50_000))
     source = tmp_path / "long.txt"
     source.write_bytes(lines + b"MATT: " + M + b" \xc3\n")
-    out = tmp_path / "out.jsonl"
-    run = run_cli(["import", "text", str(source), "--output", str(out)])
+    run = run_cli(["import", "text", "long.txt", "--output", "out.jsonl"], cwd=tmp_path)
     assert (run.status, run.stdout) == (3, b"")
     assert run.stderr == (
         "streamer: error: text long.txt: line 50001: not valid UTF-8 (hint: convert it to UTF-8 first, e.g. iconv -f WINDOWS-1252 -t UTF-8)\n"
@@ -218,15 +216,18 @@ USAGE = [
     (["import", "text", "-"], "--document-id is required when the transcript is read from stdin "
      "(hint: name the document with --document-id ID)"),
     (["import", "text", "{fixture}", "--document-id", " "], "--document-id must not be empty"),
-    (["import", "srt", "{fixture}", "--unit", "line"], "--unit applies only to the crd3 format"),
+    (["import", "srt", "{fixture}", "--unit", "line"],
+     "--unit does not apply to the srt format (only to crd3) "
+     "(hint: leave --unit out, or give --format crd3)"),
     (["import", "text", "{fixture}", "--speaker-prefix"],
-     "--speaker-prefix applies only to the srt and webvtt formats "
+     "--speaker-prefix does not apply to the text format (only to srt and webvtt) "
      "(hint: the text format always reads 'SPEAKER: text')"),
     (["import", "text", "{missing}"],
      "input file missing.txt does not exist or is not a file "
      "(hint: check INPUT, or use - for stdin)"),
     (["import", "text", "{fixture}", "--output", "{missing}/out.jsonl"],
-     "output folder for out.jsonl does not exist (hint: create it first)"),
+     "the folder missing.txt of --output missing.txt/out.jsonl does not exist "
+     "(hint: create it first: mkdir -p missing.txt)"),
 ]  # fmt: skip
 
 
@@ -234,9 +235,8 @@ USAGE = [
 def test_usage_errors_exit_2_before_reading(args: list[str], message: str, tmp_path: Path) -> None:
     fixture = tmp_path / "session.txt"
     fixture.write_bytes(b"MATT: hello\n")
-    missing = tmp_path / "missing.txt"
-    argv = [arg.format(fixture=fixture, missing=missing) for arg in args]
-    run = run_cli(argv, stdin=b"MATT: hello\n")
+    argv = [arg.format(fixture="session.txt", missing="missing.txt") for arg in args]
+    run = run_cli(argv, stdin=b"MATT: hello\n", cwd=tmp_path)
     assert (run.status, run.stdout) == (2, b"")
     assert run.stderr == f"streamer: error: {message}\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["session.txt"]

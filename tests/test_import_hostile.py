@@ -184,7 +184,9 @@ def _as_srt(vtt: bytes) -> bytes:
 def test_dedupe_rolling_is_a_usage_error_for_other_formats() -> None:
     from streamer.framework.errors import ConfigurationError
 
-    with pytest.raises(ConfigurationError, match="--dedupe-rolling applies only to"):
+    with pytest.raises(
+        ConfigurationError, match="--dedupe-rolling does not apply to the text format"
+    ):
         read_utterances("text", io.BytesIO(b"x\n"), dedupe_rolling=True)
 
 

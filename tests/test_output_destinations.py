@@ -121,7 +121,7 @@ def test_a_link_to_a_regular_file_is_followed_and_stays_a_link(tmp_path: Path) -
 def test_a_dangling_link_is_refused_and_kept(tmp_path: Path) -> None:
     link = tmp_path / "link.jsonl"
     link.symlink_to(tmp_path / "missing.jsonl")
-    run = run_cli(import_to(str(link)))
+    run = run_cli(import_to("link.jsonl"), cwd=tmp_path)
     assert run.status == 2
     assert run.stderr == (
         "streamer: error: output link.jsonl is a symbolic link to nothing; it is never "
@@ -269,8 +269,9 @@ def test_an_output_folder_that_is_writable_but_not_searchable_is_a_usage_error(
                 real_access(path, mode, **kw) and not (Path(path) == folder and mode & os.X_OK)
             ),
         )
+    given = folder / ("out.jsonl" if command == "import" else "b")
     expected = (
-        f"output folder for {'out.jsonl' if command == 'import' else 'b'} is not writable "
+        f"the folder {folder} of --output {given} is not writable "
         "and searchable (hint: it needs write and execute (search) permission)"
     )
     with pytest.raises(ConfigurationError) as raised:

@@ -265,15 +265,16 @@ def test_an_invalid_bundle_is_refused_with_status_3_and_nothing_is_written(tmp_p
 def test_a_missing_bundle_or_output_folder_is_a_usage_error_before_anything_is_read(
     tmp_path: Path,
 ) -> None:
-    run = run_cli(["report", str(tmp_path / "nowhere")])
+    run = run_cli(["report", "nowhere"], cwd=tmp_path)
     assert (run.status, run.stderr) == (
         ConfigurationError.exit_status,
         "streamer: error: bundle folder nowhere does not exist\n",
     )
-    run = run_cli(["report", str(tmp_path), "--output", str(tmp_path / "no" / "r.html")])
+    run = run_cli(["report", ".", "--output", "no/r.html"], cwd=tmp_path)
     assert (run.status, run.stderr) == (
         ConfigurationError.exit_status,
-        "streamer: error: output folder for r.html does not exist (hint: create it first)\n",
+        "streamer: error: the folder no of --output no/r.html does not exist "
+        "(hint: create it first: mkdir -p no)\n",
     )
 
 

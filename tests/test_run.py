@@ -44,9 +44,10 @@ def run(
             "--format",
             "text",
             "--output",
-            str(tmp / name),
+            name,  # as a user types it, in the folder
             *args,
-        ]
+        ],
+        cwd=tmp,
     )
     receipt = orjson.loads(result.stdout) if result.status == 0 else None
     return result.status, receipt, result.stderr
@@ -258,7 +259,11 @@ def test_an_output_the_run_did_not_make_is_replaced_only_with_force(tmp_path: Pa
     ("transcript", "format_name", "message"),
     [
         ("-", "webvtt", "streamer run reads a transcript file, not standard input"),
-        ("missing.vtt", "webvtt", "transcript missing.vtt does not exist or is not a file"),
+        (
+            "missing.vtt",
+            "webvtt",
+            f"transcript {IMPORT / 'missing.vtt'} does not exist or is not a file",
+        ),
         ("bridge.vtt", "docx", 'unknown import format "docx"'),
     ],
 )
@@ -280,19 +285,21 @@ def test_a_bad_transcript_fails_with_status_3_and_publishes_nothing(tmp_path: Pa
             "run",
             "--config",
             str(CONFIG),
-            str(broken),
+            "broken.vtt",
             "--format",
             "webvtt",
             "--output",
-            str(tmp_path / "out"),
-        ]
+            "out",
+        ],
+        cwd=tmp_path,
     )
     assert result.status == 3
     assert result.stdout == b""
     assert result.stderr == (
         "streamer: error: webvtt broken.vtt: line 1: a WebVTT file must start with WEBVTT\n"
     )
-    assert sorted(os.listdir(tmp_path)) == ["broken.vtt", "out.work"]
+    # the import failed: nothing to resume, so no copy of the transcript is kept
+    assert sorted(os.listdir(tmp_path)) == ["broken.vtt"]
 
 
 def test_a_changed_glossary_reruns_extraction_normalization_and_the_report(

@@ -245,7 +245,7 @@ def test_unknown_schema_is_a_usage_error_with_a_hint() -> None:
     assert run.status == 2
     assert run.stdout == b""
     assert run.stderr.splitlines() == [
-        'streamer: error: unknown schema ID "notarius.dnd.wizards" '
+        'streamer: error: unknown schema ID or name "notarius.dnd.wizards" '
         "(hint: 'streamer schema --list' names every schema)"
     ]
 
@@ -254,4 +254,4 @@ def test_unknown_schema_is_a_usage_error_with_a_hint() -> None:
 def test_schema_needs_exactly_one_of_an_id_or_list(args: list[str]) -> None:
     run = run_cli(["schema", *args])
     assert run.status == 2
-    assert "give either SCHEMA_ID or --list" in run.stderr
+    assert "give either SCHEMA or --list" in run.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO, Case, jsonl_bytes, ref, spell, units, write_case
+from tests.support import REPO, Case, jsonl_bytes, ref, spell, stopped, units, write_case
 
 
 def case(root: Path) -> Case:
@@ -132,7 +132,7 @@ def test_ctrl_c_while_reading_a_terminal_ends_quietly(tmp_path: Path, command: s
         stdout, stderr = process.communicate(timeout=120)
     finally:
         os.close(master)
-    assert (process.returncode, stdout, stderr) == (130, b"", b"")
+    assert (process.returncode, stdout, stderr) == (130, b"", stopped(130))
 
 
 def wait_until_reading(pid: int) -> None:

@@ -138,6 +138,6 @@ def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     status, errors, stdout = validate(tmp_path / "nowhere")
     assert (status, errors, stdout) == (
         2,
-        [ERROR + "bundle folder nowhere does not exist"],
+        [ERROR + f"bundle folder {tmp_path / 'nowhere'} does not exist"],
         b"",
     )

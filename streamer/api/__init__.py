@@ -36,7 +36,13 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         schema_ids as schema_ids,
     )
     from streamer.api.campaigns import CampaignResult as CampaignResult, campaign as campaign
-    from streamer.api.config import default_registry as default_registry, load_config as load_config
+    from streamer.api.config import (
+        default_config as default_config,
+        default_registry as default_registry,
+        effective_config as effective_config,
+        init_folder as init_folder,
+        load_config as load_config,
+    )
     from streamer.api.evidence_context import (
         EvidenceResult as EvidenceResult,
         evidence as evidence,
@@ -92,13 +98,16 @@ MODULE_OF = {
     "campaign": "streamer.api.campaigns",
     "check_output_destination": "streamer.api.outputs",
     "chunk": "streamer.api.transcripts",
+    "default_config": "streamer.api.config",
     "default_document_id": "streamer.api.transcripts",
     "default_registry": "streamer.api.config",
+    "effective_config": "streamer.api.config",
     "effective_lanes": "streamer.api.lanes",
     "evidence": "streamer.api.evidence_context",
     "extract": "streamer.api.extraction",
     "import_formats": "streamer.api.transcripts",
     "import_transcript": "streamer.api.transcripts",
+    "init_folder": "streamer.api.config",
     "load_config": "streamer.api.config",
     "normalize": "streamer.api.normalization",
     "open_source": "streamer.api.sources",

@@ -14,13 +14,14 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
 from streamer.api.runs import run, work_folder_of
 from streamer.framework.errors import ConfigurationError, ExitStatus, StreamerError
+from streamer.importers.formats import ImportOptions
 from streamer.output.publication import atomic_file
 
 WARNINGS_FILE = "warnings.log"
@@ -38,6 +39,7 @@ class SessionJob:
     document_id: str
     output: str
     lanes: tuple[str, ...]
+    options: ImportOptions = field(default_factory=ImportOptions)
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def run_session(job: SessionJob) -> SessionOutcome:
             document_id=job.document_id,
             lanes=job.lanes or None,
             warn=warnings.append,
+            import_options=job.options,
         )
         receipt: dict[str, Any] | None = result.receipt()
         status = result.exit_status

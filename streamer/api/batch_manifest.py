@@ -1,8 +1,11 @@
 """The manifest of ``streamer batch``: one session a row, CSV or JSON Lines.
 
 Columns (CSV, with a header row) or members (JSON Lines, one object a line): ``transcript``
-(a path, relative to the manifest's folder unless absolute), ``format`` and optionally
-``document_id`` (default: the transcript's file name without its last suffix). The whole
+(a path, relative to the manifest's folder unless absolute), optionally ``format`` (default:
+found as ``streamer run`` finds it), ``document_id`` (default: the transcript's file name
+without its last suffix) and the import options ``unit``, ``speaker_prefix``,
+``speaker_carry`` and ``dedupe_rolling`` (``true``/``false``; seconds), checked against the
+row's format as ``streamer run`` checks them. The whole
 manifest is checked before any session runs; a bad row fails with its row number, which
 is its line number (the CSV header is row 1, as in a spreadsheet).
 """
@@ -14,20 +17,24 @@ import io
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors import ConfigurationError, StreamerError
 from streamer.framework.regular_files import MIB, read_regular_text
-from streamer.framework.safe_text import quoted
-from streamer.importers.formats import FORMATS
+from streamer.framework.safe_text import quoted, shown_path
+from streamer.importers.detection import detect_format
+from streamer.importers.formats import FORMATS, ImportOptions, check_options
 
 MANIFEST_MAX_BYTES = 16 * MIB  # read whole: about 100,000 sessions
-COLUMNS = ("transcript", "format", "document_id")
-REQUIRED = ("transcript", "format")
+OPTION_COLUMNS = ("unit", "speaker_prefix", "speaker_carry", "dedupe_rolling")
+COLUMNS = ("transcript", "format", "document_id", *OPTION_COLUMNS)
+REQUIRED = ("transcript",)
+_YES = {"true", "yes", "1"}
+_NO = {"false", "no", "0"}
 RESERVED_SUFFIXES = (".work", ".html", ".jsonl")
 _DOCUMENT_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
@@ -41,6 +48,7 @@ class Session:
     listed_as: str
     format_name: str
     document_id: str
+    options: ImportOptions = field(default_factory=ImportOptions)
 
 
 def _rows_csv(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -61,7 +69,7 @@ def _rows_csv(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 if name not in header:
                     raise ConfigurationError(
                         f"row {reader.line_num}: the header has no {name} column",
-                        hint="the first row names the columns: transcript,format[,document_id]",
+                        hint="the first row names the columns: transcript[,format]...",
                     )
             continue
         if len(fields) != len(header):
@@ -101,24 +109,72 @@ def _is_jsonl(path: Path, text: str) -> bool:
     return text.lstrip().startswith("{")
 
 
+def _flag(value: Any, row: int, name: str) -> bool:
+    if type(value) is bool:
+        return value
+    if isinstance(value, str) and value.strip().lower() in _YES | _NO:
+        return value.strip().lower() in _YES
+    raise ConfigurationError(f"row {row}: $.{name} must be true or false")
+
+
+def _seconds(value: Any, row: int, name: str) -> float:
+    if type(value) in (int, float):
+        return float(value)
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        raise ConfigurationError(f"row {row}: $.{name} must be a number of seconds") from None
+
+
+def _import_options(row: int, values: dict[str, Any]) -> ImportOptions:
+    """The import options of a row (its option columns; an empty cell is no option)."""
+    unit = values.get("unit")
+    if unit is not None and (not isinstance(unit, str) or not unit.strip()):
+        raise ConfigurationError(f"row {row}: $.unit must be a non-empty string")
+    carry = values.get("speaker_carry")
+    return ImportOptions(
+        None if unit is None else unit.strip(),
+        _flag(values.get("speaker_prefix", False), row, "speaker_prefix"),
+        _flag(values.get("dedupe_rolling", False), row, "dedupe_rolling"),
+        None if carry is None else _seconds(carry, row, "speaker_carry"),
+    )
+
+
 def _session(row: int, values: dict[str, Any], folder: Path) -> Session:
     for name in REQUIRED:
         if name not in values:
             raise ConfigurationError(f"row {row}: no {name}")
     for name, value in values.items():
+        if name in OPTION_COLUMNS:
+            continue  # checked by _import_options
         if not isinstance(value, str) or not value.strip():
             raise ConfigurationError(f"row {row}: $.{name} must be a non-empty string")
     listed = values["transcript"]
-    format_name = values["format"].strip()
-    FORMATS.get(format_name, where=f"row {row}: ")
     transcript = Path(listed)
     if not transcript.is_absolute():
         transcript = folder / transcript
     if not transcript.is_file():
         raise ConfigurationError(
-            f"row {row}: transcript {quoted(transcript.name)} does not exist or is not a file",
+            f"row {row}: transcript {shown_path(listed)} does not exist or is not a file",
             hint="relative paths are relative to the manifest's folder",
         )
+    options = _import_options(row, values)
+    if "format" in values:
+        format_name = values["format"].strip()
+        FORMATS.get(format_name, where=f"row {row}: ")
+        read_as = ""
+    else:  # found as streamer run finds it
+        try:
+            format_name = detect_format(transcript)
+        except StreamerError as error:
+            raise ConfigurationError(
+                f"row {row}: {error.message}", hint="give the row a format"
+            ) from None
+        read_as = f"{shown_path(listed)}, read as {format_name}"
+    try:
+        check_options(format_name, options, read_as=read_as)
+    except ConfigurationError as error:
+        raise ConfigurationError(f"row {row}: {error.message}", hint=error.hint) from None
     document_id = values.get("document_id", transcript.stem).strip()
     if not _DOCUMENT_ID.fullmatch(document_id) or document_id.endswith(RESERVED_SUFFIXES):
         raise ConfigurationError(
@@ -127,7 +183,7 @@ def _session(row: int, values: dict[str, Any], folder: Path) -> Session:
             + ", ".join(RESERVED_SUFFIXES)
             + "; give a document_id",
         )
-    return Session(row, transcript, listed, format_name, document_id)
+    return Session(row, transcript, listed, format_name, document_id, options)
 
 
 def read_manifest(path: str | os.PathLike[str]) -> tuple[Session, ...]:
@@ -137,7 +193,7 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Session, ...]:
     text = read_regular_text(
         manifest,
         MANIFEST_MAX_BYTES,
-        f"manifest {manifest.name}",
+        f"manifest {shown_path(manifest)}",
         ConfigurationError,
         missing_hint="check MANIFEST",
         encoding="utf-8-sig",
@@ -158,13 +214,13 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Session, ...]:
             sessions.append(session)
     except ConfigurationError as error:
         raise ConfigurationError(
-            f"manifest {manifest.name} {error.message}", hint=error.hint
+            f"manifest {shown_path(manifest)} {error.message}", hint=error.hint
         ) from None
     except csv.Error:
-        raise ConfigurationError(f"manifest {manifest.name} is not valid CSV") from None
+        raise ConfigurationError(f"manifest {shown_path(manifest)} is not valid CSV") from None
     if not sessions:
         raise ConfigurationError(
-            f"manifest {manifest.name} lists no session",
-            hint="one row a session: transcript,format[,document_id]",
+            f"manifest {shown_path(manifest)} lists no session",
+            hint="one row a session: transcript[,format][,document_id]...",
         )
     return tuple(sessions)

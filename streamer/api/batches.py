@@ -36,10 +36,11 @@ from streamer.api.campaigns import CAMPAIGN_FILE, campaign
 from streamer.api.config import load_config
 from streamer.api.extraction import check_extraction
 from streamer.api.lanes import effective_lanes
-from streamer.api.runs import work_folder_of
+from streamer.api.runs import check_glossary, work_folder_of
 from streamer.api.stages import BUNDLE, extracted_lanes
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.framework.errors import ConfigurationError, ExitStatus
+from streamer.framework.safe_text import shown_path
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 SUMMARY_FILE = "batch.jsonl"
@@ -112,7 +113,7 @@ class BatchResult:
 def _output_folder(output_dir: str | os.PathLike[str]) -> Path:
     folder = Path(output_dir)
     if os.path.lexists(folder) and not folder.is_dir():
-        raise ConfigurationError(f"--output-dir {folder.name} is not a folder")
+        raise ConfigurationError(f"--output-dir {shown_path(folder)} is not a folder")
     return folder
 
 
@@ -142,6 +143,8 @@ def _inputs_digest(session: Session, config_digest: str, lanes: tuple[str, ...])
             "format": session.format_name,
             "document_id": session.document_id,
             "lanes": list(lanes),
+            # the options given (none: the digest a manifest without them always had)
+            **({"options": session.options.given()} if session.options.given() else {}),
         }
     )
 
@@ -184,6 +187,7 @@ def batch(
     extracted = extracted_lanes(config, run_lanes)
     if extracted:  # its usage errors before any stage
         check_extraction(config, lanes=extracted)
+    check_glossary(config)
     selected = tuple(run_lanes) if lanes else ()
     sessions = read_manifest(manifest)
     folder = _output_folder(output_dir)
@@ -243,6 +247,7 @@ def _batch(
                 session.document_id,
                 os.fspath((folder / session.document_id).absolute()),
                 selected,
+                session.options,
             )
         )
     by_row = {session.row: session for session in sessions}

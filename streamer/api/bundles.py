@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Unpack
@@ -123,11 +124,27 @@ def schema_ids(registry: ArtifactKindRegistry | None = None) -> tuple[str, ...]:
 
 def schema(schema_id: str, registry: ArtifactKindRegistry | None = None) -> bytes:
     """The JSON Schema (draft 2020-12) of ``schema_id``, as shipped (a plugin kind's is
-    generated from its record)."""
-    data = schema_catalog.schema_document(schema_id, registry or default_registry())
+    generated from its record): its ID (``notarius.dnd.spell_casts``) or its name, as every
+    index prints it (``notarius_dnd_spell_casts_v1``)."""
+    registry = registry or default_registry()
+    data = schema_catalog.schema_document(schema_id, registry)
+    if data is None:
+        data = schema_catalog.schema_document(_id_of_name(schema_id, registry), registry)
     if data is None:
         raise ConfigurationError(
-            f"unknown schema ID {quoted(schema_id)}",
+            f"unknown schema ID or name {quoted(schema_id)}",
             hint="'streamer schema --list' names every schema",
         )
     return data
+
+
+def _id_of_name(name: str, registry: ArtifactKindRegistry) -> str:
+    """The schema ID of a schema's versioned name (``notarius_dnd_npcs_v1`` ->
+    ``notarius.dnd.npcs``), or ``""``."""
+    stem, _, version = name.rpartition("_")
+    if not re.fullmatch(r"v[0-9]+", version):
+        return ""
+    for schema_id in schema_catalog.known_schema_ids(registry):
+        if schema_id.replace(".", "_") == stem:
+            return schema_id
+    return ""

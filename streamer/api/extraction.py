@@ -37,7 +37,7 @@ from streamer.extraction.transport import ChatTransport, Sleep
 from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.kinds.extraction import RulesContext
-from streamer.framework.safe_text import quoted
+from streamer.framework.safe_text import quoted, shown_path
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.output.publication import DIRECTORY_MODE
 
@@ -193,11 +193,12 @@ def _rules_context(
 
 def _check_folder(folder: Path, option: str) -> None:
     if folder.exists() and not folder.is_dir():
-        raise ConfigurationError(f"{option} {folder.name} is not a folder")
+        raise ConfigurationError(f"{option} {shown_path(folder)} is not a folder")
     parent = folder.parent if str(folder.parent) else Path(".")
     if not folder.exists() and not parent.is_dir():
         raise ConfigurationError(
-            f"the folder holding {option} {folder.name} does not exist", hint="create it first"
+            f"the folder holding {option} {shown_path(folder)} does not exist",
+            hint="create it first",
         )
 
 

@@ -16,6 +16,7 @@ from streamer.configuration import Configuration
 from streamer.framework.errors import ConfigurationError, LaneOutputError
 from streamer.framework.kinds.lane_outputs import LaneOutput, lane_output_path, read_lane_output
 from streamer.framework.regular_files import read_regular_file
+from streamer.framework.safe_text import shown_path
 
 # Written by ``streamer normalize`` beside its lane outputs only when the support check was
 # off; ``bundle`` records it in the lane descriptors of its index (docs/normalization.md).
@@ -68,7 +69,7 @@ def read_lane_outputs(
     directory = Path(lanes_dir)
     if not directory.is_dir():
         raise ConfigurationError(
-            f"lanes folder {directory.name} does not exist", hint="check --lanes-dir"
+            f"lanes folder {shown_path(directory)} does not exist", hint="check --lanes-dir"
         )
     outputs: list[LaneOutput[Any]] = []
     for lane_id in lane_ids:

@@ -21,6 +21,7 @@ from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path
+from streamer.framework.safe_text import shown_path
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.candidates import (
     CandidatesFile,
@@ -136,7 +137,8 @@ def normalize(
     directory = Path(candidates_dir)
     if not directory.is_dir():
         raise ConfigurationError(
-            f"candidates folder {directory.name} does not exist", hint="check --candidates-dir"
+            f"candidates folder {shown_path(directory)} does not exist",
+            hint="check --candidates-dir",
         )
     terms = glossary_of(config, glossary)
     strict = config.normalization.support == "strict"

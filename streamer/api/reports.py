@@ -16,6 +16,7 @@ from streamer.api.outputs import WriteTarget, check_output_destination, publish_
 from streamer.api.validation import validate_bundle
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.safe_text import shown_path
 from streamer.normalization.glossary import load_glossary
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, write_report
@@ -134,10 +135,10 @@ def report(
     checked = validate_bundle(folder, registry)
     if not checked.valid:
         count = len(checked.problems)
+        problems = f"{count} problem{'s' if count > 1 else ''}"
         raise InputError(
-            f"bundle {folder.name} is not valid ({count} problem{'s' if count > 1 else ''}): "
-            f"{checked.problems[0]}",
-            hint=f"'streamer validate {folder.name}' lists every problem",
+            f"bundle {shown_path(folder)} is not valid ({problems}): {checked.problems[0]}",
+            hint=f"'streamer validate {shown_path(folder)}' lists every problem",
         )
     if party is None:
         party = bundle_party(folder, registry)

@@ -16,6 +16,7 @@ from streamer.api.run_options import Progress, ReadOptions
 from streamer.framework.errors import (
     ConfigurationError,
 )
+from streamer.framework.safe_text import shown_path
 from streamer.framework.source.parallel import MAX_JOBS
 from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
@@ -120,11 +121,12 @@ def _open_source(source: Source) -> Iterator[BinaryIO]:
         stream = open(path, "rb")  # noqa: SIM115 - closed below
     except FileNotFoundError:
         raise ConfigurationError(
-            f"source file {path.name} does not exist", hint="check --source, or use - for stdin"
+            f"source file {shown_path(source)} does not exist",
+            hint="check --source, or use - for stdin",
         ) from None
     except OSError as error:
         raise ConfigurationError(
-            f"source file {path.name} cannot be read ({error.strerror})"
+            f"source file {shown_path(source)} cannot be read ({error.strerror})"
         ) from None
     with stream:
         yield stream

@@ -23,8 +23,9 @@ from streamer.api.normalization import REJECTIONS_FILE, normalize
 from streamer.api.reports import report
 from streamer.api.run_options import Progress
 from streamer.api.transcripts import import_transcript
-from streamer.api.work_folder import WorkFolder, file_digest
+from streamer.api.work_folder import WorkFolder, file_digest, value_digest
 from streamer.configuration import Configuration
+from streamer.importers.formats import ImportOptions
 from streamer.output.publication import DIRECTORY_MODE
 
 SOURCE = "source.jsonl"
@@ -39,7 +40,8 @@ REPORT = "report.html"
 class RunPlan:
     """Everything one run's stages need: the resolved options and the work folder."""
 
-    config_path: Path
+    config_path: Path | None
+    """The configuration file (``None``: the default configuration, ``config_text``)."""
     config: Configuration
     transcript: Path
     format_name: str
@@ -49,6 +51,10 @@ class RunPlan:
     work: WorkFolder
     warn: Warn
     progress: Progress | None = None
+    chunk_progress: Callable[[str, int, int], None] | None = None
+    """``(lane_id, chunks done, chunks)`` as extraction answers (a model lane's chunks)."""
+    import_options: ImportOptions = field(default_factory=ImportOptions)
+    config_text: str = ""
     _config_digest: str | None = field(default=None, repr=False)
 
     def path(self, name: str) -> Path:
@@ -59,7 +65,11 @@ class RunPlan:
         """The configuration file's digest: a stage configured by it reruns when any of it
         changes (extraction then answers from its cache)."""
         if self._config_digest is None:
-            self._config_digest = file_digest(self.config_path)
+            self._config_digest = (
+                value_digest(self.config_text)
+                if self.config_path is None
+                else file_digest(self.config_path)
+            )
         return self._config_digest
 
 
@@ -92,15 +102,28 @@ def _import_inputs(plan: RunPlan) -> Mapping[str, Path]:
 
 
 def _import_configuration(plan: RunPlan) -> Any:
-    return {"streamer": __version__, "format": plan.format_name, "document_id": plan.document_id}
+    configuration: dict[str, Any] = {
+        "streamer": __version__,
+        "format": plan.format_name,
+        "document_id": plan.document_id,
+    }
+    options = plan.import_options.given()
+    if options:  # a run without them keeps the digest it always had
+        configuration["options"] = options
+    return configuration
 
 
 def _import(plan: RunPlan) -> dict[str, Any]:
+    options = plan.import_options
     result = import_transcript(
         plan.format_name,
         plan.transcript,
         document_id=plan.document_id,
         output=plan.path(SOURCE),
+        unit=options.unit,
+        speaker_prefix=options.speaker_prefix,
+        dedupe_rolling=options.dedupe_rolling,
+        speaker_carry=options.speaker_carry,
         progress=plan.progress,
     )
     return {"units": result.unit_count, "semantic_digest": result.semantic_digest}
@@ -135,6 +158,7 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
         candidates,
         lanes=lanes,
         cache_dir=plan.path(CACHE),
+        progress=plan.chunk_progress,
     )
     receipt: dict[str, Any] = result.receipt()
     return {

@@ -19,11 +19,13 @@ from streamer.framework.errors import (
     ConfigurationError,
     SourceError,
 )
+from streamer.framework.safe_text import shown_path
 from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     SourceDocumentReader,
 )
 from streamer.framework.source.unit import SourceUnit
+from streamer.importers.detection import detect_format
 from streamer.importers.document import SpooledDocument, spool_document, write_document
 from streamer.importers.formats import (
     FORMATS,
@@ -72,13 +74,13 @@ def default_document_id(source: Source) -> str:
     path = Path(source)
     if path.exists() and not path.is_file():
         raise ConfigurationError(
-            f"--document-id is required when INPUT ({path.name}) is not a regular file",
+            f"--document-id is required when INPUT ({shown_path(source)}) is not a regular file",
             hint="name the document with --document-id ID",
         )
     return path.stem
 
 
-def _check_transcript_file(path: Path) -> None:
+def _check_transcript_file(path: Path, given: str) -> None:
     """A transcript file is read as a stream: a regular file, a FIFO (``<(zcat ...)``)
     or a character device will do; a folder or a missing file will not."""
     try:
@@ -87,7 +89,7 @@ def _check_transcript_file(path: Path) -> None:
         mode = 0
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
         raise ConfigurationError(
-            f"input file {path.name} does not exist or is not a file",
+            f"input file {given} does not exist or is not a file",
             hint="check INPUT, or use - for stdin",
         )
 
@@ -97,8 +99,21 @@ def import_formats() -> tuple[TranscriptFormat, ...]:
     return FORMATS.load_all()
 
 
+# What a transcript without units lacks, by format.
+_UNITS_OF = {"crd3": "turns", "whisperx": "segments", "webvtt": "cues", "srt": "cues"}
+
+
+def no_units_error(format_name: str, label: str) -> SourceError:
+    """The error of a transcript that gives no units (exit status 3)."""
+    what = _UNITS_OF.get(format_name, "lines of text")
+    return SourceError(
+        f"no units: {label} is empty or has no {what}",
+        hint=f"check the file, read as {format_name} (--format)",
+    )
+
+
 def import_transcript(
-    format_name: str,
+    format_name: str | None,
     source: Source,
     *,
     document_id: str | None = None,
@@ -106,17 +121,21 @@ def import_transcript(
     unit: str | None = None,
     speaker_prefix: bool = False,
     dedupe_rolling: bool = False,
+    speaker_carry: float | None = None,
     progress: Progress | None = None,
 ) -> ImportResult:
-    """Import a transcript in ``format_name`` (an installed format: ``import_formats()``) as a
-    JSON Lines source document written to ``output`` (a path, ``-`` or a stream).
+    """Import a transcript in ``format_name`` (an installed format: ``import_formats()``;
+    ``None``: found from the file's name and content) as a JSON Lines source document
+    written to ``output`` (a path, ``-`` or a stream).
 
     The whole transcript is read, validated and digested before it is published: into the
     temporary file that replaces a path atomically (its header, which holds the digest,
     written last), or into a spool before the first byte of a stream; a failed import
-    publishes nothing.
+    publishes nothing. A transcript that gives no units is an error (exit status 3).
     """
-    check_options(format_name, ImportOptions(unit, speaker_prefix, dedupe_rolling))
+    options = ImportOptions(unit, speaker_prefix, dedupe_rolling, speaker_carry)
+    if format_name is not None:
+        check_options(format_name, options)
     if document_id is None:
         document_id = default_document_id(source)
     elif not document_id.strip():
@@ -126,22 +145,35 @@ def import_transcript(
             "the input file name gives an empty document ID", hint="use --document-id"
         )
     label = "stdin"
+    read_as = ""
     if isinstance(source, (str, os.PathLike)) and not _reads_stdin(source):
         path = Path(source)
-        label = path.name
-        _check_transcript_file(path)
+        label = shown_path(source)
+        _check_transcript_file(path, label)
+        if format_name is None:
+            format_name = detect_format(source)
+            read_as = f"{label}, read as {format_name}"
+    elif format_name is None:
+        raise ConfigurationError(
+            "the format of a transcript read from stdin must be given", hint="give its FORMAT"
+        )
     destination = resolve_output(output, [("INPUT", source)])
     reading = _Reading(format_name, source, label, document_id, progress)
     reading.options = {
         "unit": unit,
         "speaker_prefix": speaker_prefix,
         "dedupe_rolling": dedupe_rolling,
+        "speaker_carry": speaker_carry,
+        "read_as": read_as,
     }
     if isinstance(destination, Destination) and not destination.stream:
         publish_to(destination, reading.write)  # a file: written in place, header last
         assert reading.result is not None
         return reading.result
     document = reading.spool()
+    if document.unit_count == 0:
+        document.close()
+        raise no_units_error(format_name, label)
     try:
         publish_to(destination, document.write_to)
         return ImportResult(document.document_id, document.semantic_digest, document.unit_count)
@@ -177,6 +209,8 @@ class _Reading:
     def write(self, out: IO[bytes]) -> None:
         with self._utterances() as utterances:
             digest, count = write_document(self.document_id, utterances, out)
+        if count == 0:  # raised before the file is published: nothing is
+            raise no_units_error(self.format_name, self.label)
         self.result = ImportResult(self.document_id, digest, count)
 
 

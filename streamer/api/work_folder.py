@@ -20,6 +20,7 @@ import msgspec
 
 from streamer.framework.canonical_json import DIGEST_PREFIX, canonical
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import shown_path
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 RECORD_VERSION = 1
@@ -75,15 +76,21 @@ class WorkFolder:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def create(self, *folders: str) -> None:
+    def create(self, *folders: str, given: str | None = None) -> None:
         """Make the folder and its ``folders`` (owner-only, as everything holding
-        transcript text)."""
+        transcript text). ``given``: the folder's path as the user's ``--output`` names it,
+        for the messages."""
+        named = given or os.fspath(self.root)
+        shown = shown_path(named)
         if not self.root.parent.is_dir():
+            parent = shown_path(os.path.dirname(named) or os.fspath(self.root.parent))
             raise ConfigurationError(
-                f"output folder for {self.root.name} does not exist", hint="create it first"
+                f"the folder {parent} of --output does not exist (streamer does not create "
+                "it: a mistyped path would scatter transcript copies)",
+                hint=f"create it: mkdir -p {parent}",
             )
         if os.path.lexists(self.root) and not self.root.is_dir():
-            raise ConfigurationError(f"work folder {self.root.name} exists and is not a folder")
+            raise ConfigurationError(f"work folder {shown} exists and is not a folder")
         for folder in (self.root, *(self.root / name for name in (RECORDS, *folders))):
             with contextlib.suppress(FileExistsError):
                 os.mkdir(folder, DIRECTORY_MODE)

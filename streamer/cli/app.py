@@ -11,8 +11,7 @@ from streamer.framework.errors import ExitStatus
 
 app = typer.Typer(
     name="streamer",
-    help="Publish evidence-grounded session bundles from transcripts, streaming.",
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -62,4 +61,9 @@ def _root(
         is_eager=True,
     ),
 ) -> None:
-    """Publish evidence-grounded session bundles from transcripts, streaming."""
+    """Start here: streamer run session.vtt --output out/session
+
+    That one command publishes a transcript's bundle (out/session/) and its report
+    (out/session.html), with no configuration: the built-in rules, and every kind's lane
+    when a model server is named (streamer run --help). streamer turns a TTRPG transcript
+    into small evidence-grounded records, each citing the transcript units it rests on."""

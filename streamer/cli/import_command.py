@@ -39,6 +39,30 @@ def _units() -> str:
     return "; ".join(takes) or "no format takes it"
 
 
+# The import options, taken by `streamer import` and `streamer run`.
+UNIT: str | None = typer.Option(
+    None, "--unit", help=f"What one source unit is, for the formats that say ({_units()})."
+)
+SPEAKER_PREFIX: bool = typer.Option(
+    False,
+    "--speaker-prefix",
+    help=f"{_taking('speaker_prefix')}: a leading 'Name:' in the cue text is the speaker.",
+)
+SPEAKER_CARRY: float | None = typer.Option(
+    None,
+    "--speaker-carry",
+    metavar="SECONDS",
+    help=f"{_taking('speaker_prefix')} with --speaker-prefix: a cue without a label keeps "
+    "the last label, unless the silence before it is longer than SECONDS (default: off).",
+    show_default=False,
+)
+DEDUPE_ROLLING: bool = typer.Option(
+    False,
+    "--dedupe-rolling",
+    help=f"{_taking('dedupe_rolling')}: rolling captions (YouTube's, as yt-dlp saves them) "
+    "give each phrase once, with the times of the cue that adds it.",
+)
+
 FORMAT: str = typer.Argument(
     ...,
     metavar="FORMAT",
@@ -63,20 +87,10 @@ def import_command(
         "(required for stdin and FIFOs).",
     ),
     output: str = options.output("the source document"),
-    unit: str | None = typer.Option(
-        None, "--unit", help=f"What one source unit is, for the formats that say ({_units()})."
-    ),
-    speaker_prefix: bool = typer.Option(
-        False,
-        "--speaker-prefix",
-        help=f"{_taking('speaker_prefix')}: a leading 'Name:' in the cue text is the speaker.",
-    ),
-    dedupe_rolling: bool = typer.Option(
-        False,
-        "--dedupe-rolling",
-        help=f"{_taking('dedupe_rolling')}: rolling captions (YouTube's, as yt-dlp saves them) "
-        "give each phrase once, with the times of the cue that adds it.",
-    ),
+    unit: str | None = UNIT,
+    speaker_prefix: bool = SPEAKER_PREFIX,
+    speaker_carry: float | None = SPEAKER_CARRY,
+    dedupe_rolling: bool = DEDUPE_ROLLING,
     quiet: bool = options.QUIET,
 ) -> None:
     """Import a transcript as a source document (JSON Lines: header, then one unit a line)."""
@@ -89,5 +103,6 @@ def import_command(
             unit=unit,
             speaker_prefix=speaker_prefix,
             dedupe_rolling=dedupe_rolling,
+            speaker_carry=speaker_carry,
             progress=progress,
         )

@@ -17,10 +17,12 @@ still tells).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import traceback
+import types
 from collections.abc import Sequence
 from types import FrameType
 from typing import Any, NoReturn
@@ -33,6 +35,7 @@ from streamer.cli import (  # each import registers its command
     batch_command,  # noqa: F401
     bundle_command,  # noqa: F401
     chunk_command,  # noqa: F401
+    config_command,  # noqa: F401
     evidence_command,  # noqa: F401
     extract_command,  # noqa: F401
     import_command,  # noqa: F401
@@ -90,6 +93,21 @@ def _error(message: str) -> None:
         print(f"streamer: error: {' '.join(message.split())}", file=sys.stderr)
 
 
+def stopped_line(status: int, note: str = "nothing published") -> str:
+    """The one line of a command ended by a signal (``status``: 128 + its number)."""
+    how = {129: "hung up", 130: "interrupted", 131: "quit", 143: "terminated"}[status]
+    return f"streamer: {how} ({' '.join(note.split())})"
+
+
+def _stopped(status: int, error: BaseException) -> None:
+    """Print the line of a command ended by a signal: what was kept (a command that keeps
+    something for a rerun adds it as the exception's note), else nothing published."""
+    notes = getattr(error, "__notes__", None) or ["nothing published"]
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError):
+            print(stopped_line(status, notes[-1]), file=sys.stderr)
+
+
 def _silence_stdout() -> None:
     # Python would report the closed pipe again when flushing stdout at exit.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -112,12 +130,99 @@ def _traceback() -> None:
         traceback.print_exc()
 
 
+# ``streamer --help`` lists the commands in these groups, in this order (a command not
+# named here, a plugin's, comes last under "Other commands").
+COMMAND_GROUPS = (
+    ("Start here", ("run", "init", "config")),
+    (
+        "Stages, one at a time (what run does)",
+        ("import", "chunk", "extract", "normalize", "evidence", "bundle", "batch"),
+    ),
+    ("Consumers of a bundle", ("validate", "report", "schema")),
+)
+
+
+# An example or two under every command's help, as a person would type them.
+EXAMPLES = {
+    "run": (
+        "streamer run session.vtt --output out/session",
+        "streamer run captions.srt --output out/s2 --speaker-prefix --speaker-carry 2",
+        "streamer run C1E050.json --output out/C1E050 \\",
+        "    --model-url http://localhost:11434/v1 --model qwen2.5:7b-instruct",
+        "streamer run session.vtt --output out/session --config streamer.yaml",
+    ),
+    "init": ("streamer init", "streamer init campaign/"),
+    "config": (
+        "streamer config --show > streamer.yaml",
+        "streamer config --show --model-url http://localhost:11434/v1 --model qwen2.5:7b-instruct",
+    ),
+    "import": (
+        "streamer import webvtt session.vtt --output session.jsonl",
+        "streamer import srt captions.srt --speaker-prefix --speaker-carry 2 > session.jsonl",
+    ),
+    "chunk": ("streamer chunk --config streamer.yaml --source session.jsonl",),
+    "extract": (
+        "streamer extract --config streamer.yaml --source session.jsonl --output-dir candidates",
+    ),
+    "normalize": (
+        "streamer normalize --config streamer.yaml --source session.jsonl \\",
+        "    --candidates-dir candidates --output-dir lanes",
+    ),
+    "evidence": (
+        "streamer evidence --config streamer.yaml --source session.jsonl --lanes-dir lanes",
+    ),
+    "bundle": (
+        "streamer bundle --config streamer.yaml --source session.jsonl --lanes-dir lanes \\",
+        "    --output out/session",
+    ),
+    "batch": ("streamer batch --config streamer.yaml campaign.csv --output-dir out",),
+    "validate": ("streamer validate out/session",),
+    "report": (
+        "streamer report out/session --output session.html",
+        "streamer report out/session > session.html",
+    ),
+    "schema": (
+        "streamer schema --list",
+        "streamer schema notarius_dnd_spell_casts_v1",
+    ),
+}
+
+
+def _epilog(lines: Sequence[str]) -> str:
+    # "\b" keeps click from rewrapping the lines
+    return "Examples:\n\n\b\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _format_commands(
+    self: click.Group, context: click.Context, formatter: click.HelpFormatter
+) -> None:
+    """The commands, by group (``COMMAND_GROUPS``), each with its first line of help."""
+    limit = formatter.width - 6 - max(len(name) for name in self.commands)
+    listed: set[str] = set()
+    groups = [*COMMAND_GROUPS, ("Other commands", tuple(sorted(self.commands)))]
+    for title, names in groups:
+        rows = []
+        for name in names:
+            command = self.commands.get(name)
+            if command is None or command.hidden or name in listed:
+                continue
+            listed.add(name)
+            rows.append((name, command.get_short_help_str(limit)))
+        if rows:
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
 def command_tree() -> click.Group:
     """The click command of the app, ``--debug`` accepted by every command (click parses
-    it, so ``--output --debug`` names a file ``--debug``)."""
+    it, so ``--output --debug`` names a file ``--debug``); its help lists the commands by
+    group."""
     group = get_command(app)
     assert isinstance(group, click.Group)
-    for command in group.commands.values():
+    group.format_commands = types.MethodType(_format_commands, group)  # type: ignore[method-assign]
+    for name, command in group.commands.items():
+        if name in EXAMPLES and not command.epilog:
+            command.epilog = _epilog(EXAMPLES[name])
         if not any(parameter.name == "debug" for parameter in command.params):
             command.params.append(
                 click.Option(
@@ -131,8 +236,15 @@ def command_tree() -> click.Group:
     return group
 
 
+# The variable a shell's completion script sets when it asks for completions (what
+# 'streamer --install-completion' installs).
+COMPLETE_VARIABLE = "_STREAMER_COMPLETE"
+
+
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     _reopen_closed_standard_streams()
+    if os.environ.get(COMPLETE_VARIABLE):  # the shell asks what to complete: answer, exit
+        command_tree()._main_shell_completion({}, "streamer", COMPLETE_VARIABLE)
     arguments = list(sys.argv[1:] if argv is None else argv)
     _install_signal_handlers()
     sys.unraisablehook = _unraisable
@@ -167,10 +279,12 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except BrokenPipeError:
         _silence_stdout()
         status = ExitStatus.BROKEN_PIPE
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort) as interrupted:
         status = ExitStatus.INTERRUPTED
+        _stopped(status, interrupted)
     except Terminated as terminated:
         status = TERMINATING[signal.Signals(terminated.signum)]
+        _stopped(status, terminated)
     except Exception as error:
         _traceback()
         _error(

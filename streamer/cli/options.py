@@ -23,6 +23,19 @@ JOBS: int = typer.Option(
     "default 1: none, in this process). Raise it for a large source on spare cores; "
     "the output is the same.",
 )
+MODEL_URL: str | None = typer.Option(
+    None,
+    "--model-url",
+    help="Without --config: the model server's OpenAI-compatible root URL (e.g. "
+    "http://localhost:11434/v1), which adds every kind's lane; default: $OPENAI_BASE_URL.",
+    show_default=False,
+)
+MODEL: str | None = typer.Option(
+    None,
+    "--model",
+    help="Without --config: the model's name on that server; default: $OPENAI_MODEL.",
+    show_default=False,
+)
 QUIET: bool = typer.Option(
     False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
 )

@@ -61,11 +61,17 @@ class TerminalProgress(StatusLine):
         self._interval = interval
         self._next = clock()
 
-    def __call__(self, done: int, total: int | None) -> None:
+    def _due(self) -> bool:
+        """Whether the line may be redrawn now (at most every ``interval`` seconds)."""
         now = self._clock()
         if now < self._next:
-            return
+            return False
         self._next = now + self._interval
+        return True
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if not self._due():
+            return
         line = f"streamer: read {human(done)}"
         if total:
             line += f" of {human(total)} ({min(100, done * 100 // total)}%)"
@@ -89,3 +95,34 @@ def on_terminal(quiet: bool, make: Callable[[], Line]) -> Iterator[Line | None]:
 def showing_progress(quiet: bool) -> contextlib.AbstractContextManager[TerminalProgress | None]:
     """The bytes-read progress line of a command that reads a source document."""
     return on_terminal(quiet, TerminalProgress)
+
+
+class RunProgress(TerminalProgress):
+    """The progress line of ``streamer run``: the stage, its number, and its counts
+    (``streamer: [2/5] extract npcs: chunk 12 of 30``, ``[1/5] import: read 2.1 of 3.0
+    MB``). The stage's line is drawn when it starts (a stage is never silent); its counts
+    as they grow; the stage number never goes back."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__(stream)
+        self._stage = "streamer:"
+
+    def stage(self, name: str, number: int, count: int) -> None:
+        self._stage = f"streamer: [{number}/{count}] {name}"
+        self.draw(self._stage)
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self._due():
+            line = f"{self._stage}: read {human(done)}"
+            if total:
+                line += f" of {human(total)}"
+            self.draw(line)
+
+    def chunk(self, lane_id: str, done: int, total: int) -> None:
+        if self._due() or done == total:
+            self.draw(f"{self._stage} {lane_id}: chunk {done} of {total}")
+
+
+def showing_run_progress(quiet: bool) -> contextlib.AbstractContextManager[RunProgress | None]:
+    """The progress line of ``streamer run``."""
+    return on_terminal(quiet, RunProgress)

@@ -3,6 +3,7 @@ of a ``streamer batch`` output folder."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import orjson
@@ -11,6 +12,7 @@ import typer
 from streamer import api
 from streamer.cli.app import app
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import shown_path
 
 
 @app.command("report")
@@ -18,8 +20,12 @@ def report_command(
     bundle_dir: Path | None = typer.Argument(
         None, metavar="[BUNDLE_DIR]", help="The bundle folder (not with --campaign)."
     ),
-    output: str = typer.Option(
-        "-", "--output", help="Where to write the HTML page; - (default) is stdout."
+    output: str | None = typer.Option(
+        None,
+        "--output",
+        help="Where to write the HTML page: a file, or - for stdout; default: stdout, "
+        "unless it is a terminal (then say --output - to print it there).",
+        show_default=False,
     ),
     title: str | None = typer.Option(
         None, "--title", help="The page's title (default: streamer report: DOCUMENT_ID)."
@@ -49,7 +55,7 @@ def report_command(
     the evidence they cite, a timeline, search, filters and sorting. It holds transcript
     text: keep it as the bundle."""
     if campaign is not None:
-        if bundle_dir is not None or output != "-" or title is not None or rejections:
+        if bundle_dir is not None or output is not None or title is not None or rejections:
             raise ConfigurationError(
                 "--campaign takes no BUNDLE_DIR, --output, --title or --rejections",
                 hint="the campaign page is DIR/index.html",
@@ -60,4 +66,12 @@ def report_command(
         raise ConfigurationError(
             "give a BUNDLE_DIR (or --campaign DIR)", hint="streamer report --help"
         )
+    if output is None:
+        if sys.stdout is not None and sys.stdout.isatty():
+            raise ConfigurationError(
+                "streamer report writes an HTML page, not text for a terminal",
+                hint=f"write it to a file: --output {shown_path(str(bundle_dir).rstrip('/'))}"
+                ".html (or --output - to print it here)",
+            )
+        output = "-"
     api.report(bundle_dir, output=output, title=title, glossary=glossary, rejections=rejections)

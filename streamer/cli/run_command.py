@@ -10,39 +10,73 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import CommandFailed, app
-from streamer.cli.import_command import FORMAT_NAMES
-from streamer.cli.progress import showing_progress
+from streamer.cli.import_command import (
+    DEDUPE_ROLLING,
+    FORMAT_NAMES,
+    SPEAKER_CARRY,
+    SPEAKER_PREFIX,
+    UNIT,
+)
+from streamer.cli.progress import showing_run_progress
+from streamer.importers.formats import ImportOptions
 
 
 @app.command("run")
 def run_command(
-    config: Path = options.CONFIG,
     transcript: Path = typer.Argument(
-        ..., metavar="TRANSCRIPT", help="The transcript file.", show_default=False
-    ),
-    format_name: str = typer.Option(
         ...,
-        "--format",
-        help=f"The transcript's format, one of: {FORMAT_NAMES}.",
+        metavar="TRANSCRIPT",
+        help="The transcript file: .vtt, .srt, .txt, or CRD3 or WhisperX .json.",
         show_default=False,
     ),
     output: Path = typer.Option(
         ...,
         "--output",
-        help="The bundle folder to publish; the report is DIR.html, the work folder DIR.work.",
+        help="The bundle folder to publish; the report is DIR.html, the work folder DIR.work. "
+        "Its parent folder must exist.",
     ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="The YAML configuration (streamer init writes one); default: the built-in "
+        "configuration (streamer config --show prints it): the rules lanes, and every "
+        "lane when a model server is named.",
+    ),
+    format_name: str | None = typer.Option(
+        None,
+        "--format",
+        help=f"The transcript's format, one of: {FORMAT_NAMES}; default: found from the "
+        "file's name and, for .json, its content.",
+        show_default=False,
+    ),
+    model_url: str | None = options.MODEL_URL,
+    model: str | None = options.MODEL,
     document_id: str | None = typer.Option(
         None, "--document-id", help="The document ID; default: the transcript's file name stem."
     ),
     lane: list[str] = options.LANE,
+    unit: str | None = UNIT,
+    speaker_prefix: bool = SPEAKER_PREFIX,
+    speaker_carry: float | None = SPEAKER_CARRY,
+    dedupe_rolling: bool = DEDUPE_ROLLING,
     force: bool = typer.Option(
         False, "--force", help="Replace an existing bundle and report not made by this run."
+    ),
+    clean: bool = typer.Option(
+        False,
+        "--clean",
+        help="Remove the work folder DIR.work when the run ends (it holds a copy of the "
+        "transcript, kept to resume and to skip unchanged stages).",
     ),
     quiet: bool = options.QUIET,
 ) -> None:
     """Import, extract, normalize, bundle and report one transcript, resuming from the
-    work folder; prints one JSON receipt line."""
-    with showing_progress(quiet) as progress:
+    work folder; prints one JSON receipt line.
+
+    Without --config it uses the built-in configuration: the built-in rules (spell casts)
+    with no model; with a model server (--model-url and --model, or OPENAI_BASE_URL and
+    OPENAI_MODEL; OPENAI_API_KEY is sent when set) every kind's lane."""
+    with showing_run_progress(quiet) as progress:
         result = api.run(
             config,
             transcript,
@@ -52,6 +86,10 @@ def run_command(
             lanes=lane,
             force=force,
             progress=progress,
+            model_url=model_url,
+            model=model,
+            import_options=ImportOptions(unit, speaker_prefix, dedupe_rolling, speaker_carry),
+            clean=clean,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
     if result.exit_status:

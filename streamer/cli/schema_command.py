@@ -14,15 +14,18 @@ from streamer.framework.errors import ConfigurationError
 @app.command("schema")
 def schema_command(
     schema_id: str | None = typer.Argument(
-        None, metavar="SCHEMA_ID", help="e.g. notarius.source.evidence_context"
+        None,
+        metavar="SCHEMA",
+        help="A schema's ID (notarius.source.evidence_context) or its name, as an index "
+        "prints it (notarius_dnd_spell_casts_v1).",
     ),
     list_: bool = typer.Option(False, "--list", help="Name every schema, one a line."),
 ) -> None:
-    """Print the JSON Schema (draft 2020-12) of SCHEMA_ID, or with --list name them all."""
+    """Print the JSON Schema (draft 2020-12) of SCHEMA, or with --list name them all."""
     api.require_standard_output()
     if list_ == (schema_id is not None):
         raise ConfigurationError(
-            "give either SCHEMA_ID or --list", hint="see 'streamer schema --help'"
+            "give either SCHEMA or --list", hint="see 'streamer schema --help'"
         )
     if list_:
         typer.echo("\n".join(api.schema_ids()))

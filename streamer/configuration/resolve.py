@@ -33,7 +33,7 @@ from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.regular_files import MIB, read_regular_text
-from streamer.framework.safe_text import quoted
+from streamer.framework.safe_text import quoted, shown_path
 from streamer.output.modules import OUTPUTS
 
 LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
@@ -42,7 +42,7 @@ CONFIG_MAX_BYTES = MIB
 
 
 def load_configuration(path: Path, registry: ArtifactKindRegistry) -> Configuration:
-    what = f"configuration file {path.name}"
+    what = f"configuration file {shown_path(path)}"
     text = read_regular_text(
         path, CONFIG_MAX_BYTES, what, ConfigurationError, missing_hint="check --config"
     )

@@ -142,4 +142,5 @@ FORMAT = TranscriptFormat(
     _read,
     units=("turn", "line"),
     suffixes=(".json",),
+    json_member="TURNS",
 )

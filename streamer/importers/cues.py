@@ -8,6 +8,14 @@ With ``dedupe_rolling``, a cue's first lines that repeat the previous cue's last
 are dropped, and what is left (its new lines) is the utterance, with the cue's times: the
 phrase appears once, with the times of the cue in which it was spoken; a cue with
 nothing new gives no utterance.
+
+Speakers carried (``speaker_carry_ms``, with ``speaker_prefix``): podcast and meeting
+captions label a speaker on the first cue of a turn only. A cue without a label (neither
+``<v Name>`` markup nor a ``Name:`` prefix) then keeps the last label read, unless the
+silence since the previous cue's end is longer than ``speaker_carry_ms`` (a gap that long
+may be a new turn: the cue gets no speaker, and nothing is carried until the next label).
+Cues are compared in file order; a cue starting before the previous one ended (overlap)
+is no gap.
 """
 
 from __future__ import annotations
@@ -46,9 +54,18 @@ class Utterances:
     the cue's utterance (``None`` when it has no text).
     """
 
-    def __init__(self, *, speaker_prefix: bool, dedupe_rolling: bool) -> None:
+    def __init__(
+        self,
+        *,
+        speaker_prefix: bool,
+        dedupe_rolling: bool,
+        speaker_carry_ms: int | None = None,
+    ) -> None:
         self.speaker_prefix = speaker_prefix
         self.dedupe_rolling = dedupe_rolling
+        self.speaker_carry_ms = speaker_carry_ms if speaker_prefix else None
+        self._carried: str | None = None  # the label a cue without one continues
+        self._last_end_ms: int | None = None  # the end of the previous cue with text
         self.count = 0
         self._previous: list[str] = []  # the previous cue's lines (rolling captions)
 
@@ -65,10 +82,22 @@ class Utterances:
             text = text.strip()
         if not text:
             return None
+        if self.speaker_carry_ms is not None:
+            speaker = self._carry(cue, speaker)
         self.count += 1
         return utterance(
             f"u{self.count:06d}", text, clean_speaker(speaker), cue.start_ms, cue.end_ms
         )
+
+    def _carry(self, cue: Cue, speaker: str | None) -> str | None:
+        last_end, self._last_end_ms = self._last_end_ms, cue.end_ms
+        if speaker is not None:
+            self._carried = speaker
+            return speaker
+        assert self.speaker_carry_ms is not None
+        if last_end is not None and cue.start_ms - last_end > self.speaker_carry_ms:
+            self._carried = None
+        return self._carried
 
 
 def _overlap(previous: list[str], lines: list[str]) -> int:

@@ -8,6 +8,7 @@ format's declaration, then reads.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -16,15 +17,39 @@ from streamer.framework.errors import ConfigurationError
 from streamer.framework.plugins import FORMATS_GROUP, Plugins, named
 from streamer.framework.source.unit import SourceUnit
 
+# The longest --speaker-carry accepted: a day (a longer silence is no longer a turn).
+MAX_SPEAKER_CARRY_S = 86_400.0
+
 
 @dataclass(frozen=True)
 class ImportOptions:
     """The import options, checked against the format: ``unit`` is one of the format's
-    ``units`` (its first when not given); the two flags only for formats that take them."""
+    ``units`` (its first when not given); the flags only for formats that take them.
+    ``speaker_carry`` (with ``speaker_prefix``): the seconds of silence over which a cue
+    without a label keeps the last label (``None``: off)."""
 
     unit: str | None = None
     speaker_prefix: bool = False
     dedupe_rolling: bool = False
+    speaker_carry: float | None = None
+
+    @property
+    def carry_ms(self) -> int | None:
+        """``speaker_carry`` in milliseconds (``None``: off)."""
+        return None if self.speaker_carry is None else round(self.speaker_carry * 1000)
+
+    def given(self) -> dict[str, object]:
+        """The options given, by their command-line names (for a stage's configuration)."""
+        given: dict[str, object] = {}
+        if self.unit is not None:
+            given["--unit"] = self.unit
+        if self.speaker_prefix:
+            given["--speaker-prefix"] = True
+        if self.dedupe_rolling:
+            given["--dedupe-rolling"] = True
+        if self.speaker_carry is not None:
+            given["--speaker-carry"] = self.speaker_carry
+        return given
 
 
 Reader = Callable[[BinaryIO, ImportOptions], Iterator[SourceUnit]]
@@ -42,7 +67,11 @@ class TranscriptFormat:
     ``speaker_prefix`` and ``dedupe_rolling``: whether it takes those flags. ``suffixes``:
     the file name suffixes (``.vtt``) its transcripts usually have, for format detection.
     ``speaker_prefix_hint``: said when ``--speaker-prefix`` is given to a format that does
-    not take it (e.g. because it always reads ``SPEAKER: text``)."""
+    not take it (e.g. because it always reads ``SPEAKER: text``). Format detection
+    (``importers.detection``): ``json_member``, for a JSON format, the top-level member that
+    holds its items (``TURNS``); ``sniff(head)``, whether a file starting with ``head`` (its
+    first bytes) is in this format, for a file whose name does not say.
+    ``speaker_prefix`` formats also take ``--speaker-carry``."""
 
     name: str
     summary: str
@@ -52,6 +81,8 @@ class TranscriptFormat:
     dedupe_rolling: bool = False
     suffixes: tuple[str, ...] = ()
     speaker_prefix_hint: str | None = None
+    json_member: str | None = None
+    sniff: Callable[[bytes], bool] | None = None
 
 
 FORMATS: Plugins[TranscriptFormat] = Plugins(
@@ -61,25 +92,46 @@ FORMATS: Plugins[TranscriptFormat] = Plugins(
 
 def _taking(flag: str) -> str:
     names = [name for name in FORMATS.names() if getattr(FORMATS.get(name), flag)]
-    plural = "s" if len(names) > 1 else ""
-    return f"the {' and '.join(names)} format{plural}"
+    return " and ".join(names)
 
 
-def check_options(format_name: str, options: ImportOptions, where: str = "") -> TranscriptFormat:
-    """The format ``format_name``, when it takes ``options`` (else ``ConfigurationError``)."""
+def check_options(
+    format_name: str, options: ImportOptions, where: str = "", read_as: str = ""
+) -> TranscriptFormat:
+    """The format ``format_name``, when it takes ``options`` (else ``ConfigurationError``
+    naming the option and the format; ``read_as`` says how the format was found:
+    ``"bridge.json, read as crd3"``)."""
     fmt = FORMATS.get(format_name, where)
+    what = read_as or f"the {format_name} format"
     if options.unit is not None:
         if not fmt.units:
-            raise ConfigurationError(f"--unit applies only to {_taking('units')}")
+            raise ConfigurationError(
+                f"--unit does not apply to {what} (only to {_taking('units')})",
+                hint="leave --unit out" + (", or give --format crd3" if "crd3" in FORMATS else ""),
+            )
         if options.unit not in fmt.units:
             raise ConfigurationError(f"--unit must be one of: {', '.join(fmt.units)}")
-    if options.speaker_prefix and not fmt.speaker_prefix:
-        raise ConfigurationError(
-            f"--speaker-prefix applies only to {_taking('speaker_prefix')}",
-            hint=fmt.speaker_prefix_hint,
-        )
-    if options.dedupe_rolling and not fmt.dedupe_rolling:
-        raise ConfigurationError(f"--dedupe-rolling applies only to {_taking('dedupe_rolling')}")
+    for name, on, flag in (
+        ("--speaker-prefix", options.speaker_prefix, "speaker_prefix"),
+        ("--dedupe-rolling", options.dedupe_rolling, "dedupe_rolling"),
+        ("--speaker-carry", options.speaker_carry is not None, "speaker_prefix"),
+    ):
+        if on and not getattr(fmt, flag):
+            raise ConfigurationError(
+                f"{name} does not apply to {what} (only to {_taking(flag)})",
+                hint=fmt.speaker_prefix_hint or f"leave {name} out",
+            )
+    carry = options.speaker_carry
+    if carry is not None:
+        if not options.speaker_prefix:
+            raise ConfigurationError(
+                "--speaker-carry needs --speaker-prefix",
+                hint="the label carried is the 'Name:' that --speaker-prefix reads",
+            )
+        if not (math.isfinite(carry) and 0 <= carry <= MAX_SPEAKER_CARRY_S):
+            raise ConfigurationError(
+                f"--speaker-carry must be a number of seconds from 0 to {MAX_SPEAKER_CARRY_S:,.0f}"
+            )
     return fmt
 
 
@@ -90,11 +142,13 @@ def read_utterances(
     unit: str | None = None,
     speaker_prefix: bool = False,
     dedupe_rolling: bool = False,
+    speaker_carry: float | None = None,
+    read_as: str = "",
 ) -> Iterator[SourceUnit]:
     """The utterances of ``stream`` read as ``format_name``. Options that the format does
     not take are usage errors (raised before anything is read)."""
-    options = ImportOptions(unit, speaker_prefix, dedupe_rolling)
-    fmt = check_options(format_name, options)
+    options = ImportOptions(unit, speaker_prefix, dedupe_rolling, speaker_carry)
+    fmt = check_options(format_name, options, read_as=read_as)
     if unit is None and fmt.units:
-        options = ImportOptions(fmt.units[0], speaker_prefix, dedupe_rolling)
+        options = ImportOptions(fmt.units[0], speaker_prefix, dedupe_rolling, speaker_carry)
     return fmt.read(stream, options)

@@ -31,7 +31,7 @@ import copy
 import io
 import re
 from collections.abc import Callable, Iterator
-from decimal import Decimal
+from decimal import Decimal, DecimalException
 from typing import Any, BinaryIO
 
 import ijson
@@ -158,6 +158,11 @@ def array_runs(
         raise SourceError(
             f"the input is {error.message}",
             hint=f"WhisperX and CRD3 input nests at most {MAX_NESTING} levels",
+        ) from None
+    except DecimalException:  # a number's exponent beyond what a decimal can hold
+        raise SourceError(
+            f"a number out of range (its exponent) {progress.where()}",
+            hint="write the number without a huge exponent",
         ) from None
     except (ijson.JSONError, UnicodeDecodeError) as error:
         reason = (
@@ -314,7 +319,7 @@ def _run(
             return
     try:
         items = _decoder.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, DecimalException):  # the reference path locates it
         items = None
     if items and string_literals(body) == string_literals(_encoder.encode(items)):
         yield items

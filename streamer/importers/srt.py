@@ -9,7 +9,8 @@ be left out (``00:00,000``, minutes and seconds), the fraction may be left out
 is 101.040 s). A line of white space inside a cue is cue text (it does not end the cue);
 between cues it is skipped. Formatting tags (``<i>``, ``<b>``, ``<u>``, ``<s>``,
 ``<font ...>`` and their closing tags) and ``{\\an8}``-style override codes are removed;
-any other ``<`` is text. The SSA line break ``\\N`` is a line break; ``&amp;``, ``&lt;``,
+any other ``<`` is text. The SSA line break ``\\N`` is a line break and the SSA hard space
+``\\h`` a no-break space (U+00A0, kept inside the text); ``&amp;``, ``&lt;``,
 ``&gt;`` and ``&nbsp;`` are decoded (after the tags are removed). The text lines are
 stripped and joined with one space (subtitle line breaks are display wrapping). With
 ``speaker_prefix``, a leading ``Name:`` (or ``[Name]:``) in the cue text is the speaker
@@ -72,6 +73,8 @@ def cue_lines(lines: list[str]) -> list[str]:
     for line in lines:
         if "<" in line or "{" in line:
             line = _FORMATTING.sub("", line)
+        if "\\h" in line:
+            line = line.replace("\\h", "\u00a0")
         for part in line.split("\\N") if "\\N" in line else (line,):
             if "&" in part:
                 part = _ENTITY.sub(_entity, part)
@@ -86,9 +89,16 @@ def _entity(match: re.Match[str]) -> str:
 
 
 def read_srt(
-    stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
+    stream: BinaryIO,
+    speaker_prefix: bool = False,
+    dedupe_rolling: bool = False,
+    speaker_carry_ms: int | None = None,
 ) -> Iterator[SourceUnit]:
-    utterances = Utterances(speaker_prefix=speaker_prefix, dedupe_rolling=dedupe_rolling)
+    utterances = Utterances(
+        speaker_prefix=speaker_prefix,
+        dedupe_rolling=dedupe_rolling,
+        speaker_carry_ms=speaker_carry_ms,
+    )
     cues = 0
     cue: Cue | None = None
     expecting_timings = False
@@ -146,8 +156,16 @@ def read_srt(
             yield utterance
 
 
+_SRT_START = re.compile(rb"\A[ \t]*[0-9]+[ \t]*\r?\n[ \t]*(?:[0-9]+:)?[0-9]{1,2}:[0-9]{2}[,.]")
+
+
+def sniff_srt(head: bytes) -> bool:
+    """Whether a file starting with ``head`` starts as SubRip (a cue number, then timings)."""
+    return _SRT_START.match(head.removeprefix(b"\xef\xbb\xbf").lstrip(b"\r\n")) is not None
+
+
 def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
-    return read_srt(stream, options.speaker_prefix, options.dedupe_rolling)
+    return read_srt(stream, options.speaker_prefix, options.dedupe_rolling, options.carry_ms)
 
 
 FORMAT = TranscriptFormat(
@@ -157,4 +175,5 @@ FORMAT = TranscriptFormat(
     speaker_prefix=True,
     dedupe_rolling=True,
     suffixes=(".srt",),
+    sniff=sniff_srt,
 )

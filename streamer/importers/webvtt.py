@@ -110,8 +110,14 @@ def cue_text(lines: list[str]) -> tuple[str | None, str]:
 
 
 class _Parser:
-    def __init__(self, speaker_prefix: bool, dedupe_rolling: bool) -> None:
-        self.utterances = Utterances(speaker_prefix=speaker_prefix, dedupe_rolling=dedupe_rolling)
+    def __init__(
+        self, speaker_prefix: bool, dedupe_rolling: bool, speaker_carry_ms: int | None
+    ) -> None:
+        self.utterances = Utterances(
+            speaker_prefix=speaker_prefix,
+            dedupe_rolling=dedupe_rolling,
+            speaker_carry_ms=speaker_carry_ms,
+        )
         self.cues = 0
         self.cue: Cue | None = None
         self.identifier_line = 0  # line of a pending cue identifier
@@ -182,9 +188,12 @@ class _Parser:
 
 
 def read_webvtt(
-    stream: BinaryIO, speaker_prefix: bool = False, dedupe_rolling: bool = False
+    stream: BinaryIO,
+    speaker_prefix: bool = False,
+    dedupe_rolling: bool = False,
+    speaker_carry_ms: int | None = None,
 ) -> Iterator[SourceUnit]:
-    parser = _Parser(speaker_prefix, dedupe_rolling)
+    parser = _Parser(speaker_prefix, dedupe_rolling, speaker_carry_ms)
     lines = text_lines(stream)
     first = next(lines, None)
     if first is None or not _SIGNATURE.match(first[1]):
@@ -209,8 +218,13 @@ def read_webvtt(
         yield utterance
 
 
+def sniff_webvtt(head: bytes) -> bool:
+    """Whether a file starting with ``head`` starts as WebVTT (``WEBVTT``)."""
+    return head.removeprefix(b"\xef\xbb\xbf").startswith(b"WEBVTT")
+
+
 def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
-    return read_webvtt(stream, options.speaker_prefix, options.dedupe_rolling)
+    return read_webvtt(stream, options.speaker_prefix, options.dedupe_rolling, options.carry_ms)
 
 
 FORMAT = TranscriptFormat(
@@ -220,4 +234,5 @@ FORMAT = TranscriptFormat(
     speaker_prefix=True,
     dedupe_rolling=True,
     suffixes=(".vtt",),
+    sniff=sniff_webvtt,
 )

@@ -151,4 +151,5 @@ FORMAT = TranscriptFormat(
     "a WhisperX transcript (JSON segments, with speakers when diarized)",
     _read,
     suffixes=(".json",),
+    json_member="segments",
 )

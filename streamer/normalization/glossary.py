@@ -31,7 +31,7 @@ from typing import Any
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.regular_files import MIB, read_regular_text
-from streamer.framework.safe_text import quoted
+from streamer.framework.safe_text import quoted, shown_path
 from streamer.normalization.names import Names, name_key
 
 GLOSSARY_MAX_BYTES = 1 * MIB  # read whole, as the configuration is
@@ -52,7 +52,7 @@ def load_glossary(
 ) -> Glossary:
     """Read and check the glossary at ``path``; ``sections``: the accepted section names
     (lists of records); ``alias_sections``: the accepted alias sections."""
-    where = f"glossary {path.name}"
+    where = f"glossary {shown_path(path)}"
     text = read_regular_text(
         path,
         GLOSSARY_MAX_BYTES,

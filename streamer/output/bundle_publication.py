@@ -38,9 +38,11 @@ from pathlib import Path
 from typing import IO
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import shown_path
 from streamer.output.publication import (
     DIRECTORY_MODE,
     FILE_MODE,
+    check_output_folder,
     fsync_folder,
     interrupt_pending,
     new_file,
@@ -57,20 +59,13 @@ def _check_parent(destination: Path, option: str = "--output", what: str = "bund
     name = destination.name
     if not name or name in {".", "..", "-"}:
         raise ConfigurationError(f"{option} must name the {what} folder to create")
-    parent = destination.parent
-    if not parent.is_dir():
-        raise ConfigurationError(f"output folder for {name} does not exist", hint="create it first")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigurationError(
-            f"output folder for {name} is not writable and searchable",
-            hint="it needs write and execute (search) permission",
-        )
+    check_output_folder(destination, option)
 
 
 def _check_existing(
     destination: Path, *, force: bool, marker: str, option: str = "--output", what: str = "bundle"
 ) -> None:
-    name = destination.name
+    name = shown_path(destination)
     if not os.path.lexists(destination):
         return
     if not force:
@@ -253,7 +248,7 @@ def _move_into_place(staging: Path, destination: Path, *, force: bool) -> None:
         return
     if not force:  # not reached under the publishers' lock, unless another tool made it
         raise ConfigurationError(
-            f"output {destination.name} appeared while the bundle was made",
+            f"output {shown_path(destination)} appeared while the bundle was made",
             hint="use --force to replace it",
         )
     if exchange(staging, destination):

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import shown_path
 
 FILE_MODE = 0o600
 DIRECTORY_MODE = 0o700
@@ -179,12 +180,22 @@ def _through_proc(path: str) -> bool:
     return False
 
 
-def _check_folder(folder: Path, name: str) -> None:
-    if not folder.is_dir():
-        raise ConfigurationError(f"output folder for {name} does not exist", hint="create it first")
-    if not os.access(folder, os.W_OK | os.X_OK):
+def check_output_folder(destination: str | os.PathLike[str], option: str = "--output") -> None:
+    """The folder that will hold ``destination`` exists and can be written: else an error
+    naming that folder as the user's path names it (streamer does not create it: a
+    mistyped path would scatter copies of the transcript)."""
+    given = os.fspath(destination)
+    parent = os.path.dirname(given.rstrip("/")) or "."
+    if not os.path.isdir(parent):
+        shown = shown_path(parent)
         raise ConfigurationError(
-            f"output folder for {name} is not writable and searchable",
+            f"the folder {shown} of {option} {shown_path(given)} does not exist",
+            hint=f"create it first: mkdir -p {shown}",
+        )
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigurationError(
+            f"the folder {shown_path(parent)} of {option} {shown_path(given)} is not writable "
+            "and searchable",
             hint="it needs write and execute (search) permission",
         )
 
@@ -193,7 +204,7 @@ def resolve_destination(output: str | os.PathLike[str]) -> Destination:
     """Decide, before anything is read, how ``output`` is published; a
     ``ConfigurationError`` when it never can be."""
     path = Path(output)
-    name = path.name or os.fspath(output)
+    name = shown_path(output)
     if not path.name or path.name in {".", ".."}:
         raise ConfigurationError(f"output {name} is a directory", hint="name a file")
     descriptor = _own_descriptor(os.fspath(path))
@@ -213,10 +224,10 @@ def resolve_destination(output: str | os.PathLike[str]) -> Destination:
                 f"output {name} is a symbolic link to nothing; it is never replaced",
                 hint="create the file it names, or remove the link",
             ) from None
-        _check_folder(path.parent, name)
+        check_output_folder(output)
         return Destination(path)
     except PermissionError:
-        _check_folder(path.parent, name)
+        check_output_folder(output)
         raise ConfigurationError(f"output {name} cannot be examined (permission denied)") from None
     except OSError as error:
         raise ConfigurationError(f"output {name} cannot be used ({error.strerror})") from None
@@ -230,7 +241,7 @@ def resolve_destination(output: str | os.PathLike[str]) -> Destination:
         if _through_proc(os.fspath(path)):
             return Destination(path, stream=True, identity=identity)
         target = Path(os.path.realpath(path)) if path.is_symlink() else path
-        _check_folder(target.parent, name)
+        check_output_folder(target)
         return Destination(target, identity=identity)
     kind = "a block device" if stat.S_ISBLK(mode) else "not a regular file"
     raise ConfigurationError(f"output {name} is {kind}; it is never written or replaced")

@@ -4,10 +4,12 @@ evidence)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.safe_text import shown_path
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE
 from streamer.output.schema_catalog import known_schema_ids
@@ -28,8 +30,11 @@ from streamer.validation.report import BundleReport
 def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
     """Check the bundle in ``folder``; ``registry`` knows the artifact kinds of its lanes."""
     if not folder.is_dir():
-        raise ConfigurationError(f"bundle folder {folder.name} does not exist")
+        raise ConfigurationError(f"bundle folder {shown_path(folder)} does not exist")
     report = BundleReport()
+    if not os.path.lexists(folder / INDEX_FILE):  # not a bundle: decided before the walk
+        report.problem(INDEX_FILE, "missing: a bundle is described by its index")
+        return report
     present = present_files(folder)
     report.files = tuple(sorted(present))
     if INDEX_FILE not in present:

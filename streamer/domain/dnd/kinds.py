@@ -149,6 +149,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         evidence_member="source_ref",
         extraction=ExtractionSpec(prompts.SCENE_DESCRIPTIONS),
         normalization=normalization.SCENE_DESCRIPTIONS,
+        broad=True,
     ),
     ArtifactKind(
         name="dnd/party-roster",

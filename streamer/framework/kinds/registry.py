@@ -87,6 +87,9 @@ class ArtifactKind(Generic[R]):
     Every member name the declaration gives (``id_member``, ``evidence_member``, ``labels``,
     the normalization's name, catalog, key, textual and actor members) is checked against
     the record when the kind is declared: a wrong name is a ``ValueError`` at import time.
+    ``broad``: its records cite broad ranges of the transcript (a scene spans many units),
+    so the default configuration never allowlists its lane for evidence publication (the
+    spec's policy: broad-range lanes contribute only when named expressly).
     """
 
     name: str
@@ -99,6 +102,7 @@ class ArtifactKind(Generic[R]):
     extraction: ExtractionSpec | None = None
     normalization: NormalizationSpec | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    broad: bool = False
     records: RecordType[R] = field(init=False, repr=False, compare=False)
     model_records: RecordType[Any] = field(init=False, repr=False, compare=False)
     evidence: EvidenceProjection[R] | None = field(init=False, repr=False, compare=False)
