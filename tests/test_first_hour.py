@@ -38,6 +38,14 @@ FIXTURES = [
 ]
 
 
+# The lanes of the kinds with built-in rules: the default configuration's, with no model.
+RULES_LANES = sorted(
+    kind.default_lane
+    for kind in api.default_registry()
+    if kind.extraction is not None and kind.extraction.rules is not None
+)
+
+
 def in_folder(tmp_path: Path, *names: str) -> Path:
     """Copy fixtures into ``tmp_path`` so the commands name them as a user would."""
     for name in names:
@@ -72,12 +80,12 @@ def test_run_with_no_configuration_on_each_format(
         "chunk-map.json",
         "evidence-context.json",
         "index.json",
-        "lanes/spells.json",
+        *(f"lanes/{lane}.json" for lane in RULES_LANES),
     ]
     index = orjson.loads((tmp_path / "out" / "session" / "index.json").read_bytes())
-    assert [lane["lane_id"] for lane in index["lanes"]] == ["spells"]
+    assert [lane["lane_id"] for lane in index["lanes"]] == RULES_LANES
     evidence = orjson.loads((tmp_path / "out" / "session" / "evidence-context.json").read_bytes())
-    assert evidence["lanes"] == ["spells"]
+    assert evidence["lanes"] == RULES_LANES
     assert (tmp_path / "out" / "session.html").is_file()
     # the work folder's source is what `streamer import` makes of the file in that format
     imported = run_cli(["import", found, name], cwd=tmp_path)  # ID: the file name's stem
@@ -98,15 +106,19 @@ def test_config_show_prints_the_default_configuration_which_runs_the_same(
     assert (shown.status, shown.stderr) == (0, "")
     text = shown.stdout.decode("utf-8")
     assert text.startswith("# The default configuration of streamer run without --config")
+    kinds = {lane: kind.name for kind in api.default_registry() for lane in [kind.default_lane]}
     assert yaml.safe_load(text) == {
         "pipeline": {
-            "lanes": [{"id": "spells", "artifact_kind": "dnd/spell-casts", "engine": "rules"}],
+            "lanes": [
+                {"id": lane, "artifact_kind": kinds[lane], "engine": "rules"}
+                for lane in RULES_LANES
+            ],
             "chunking": {"max_units": 100, "overlap_units": 10},
         },
         "output": {
             "module": "json",
             "options": {
-                "evidence_context": {"enabled": True, "window_units": 3, "lanes": ["spells"]}
+                "evidence_context": {"enabled": True, "window_units": 3, "lanes": RULES_LANES}
             },
         },
     }
@@ -117,7 +129,8 @@ def test_config_show_prints_the_default_configuration_which_runs_the_same(
             ["run", "bridge.vtt", "--output", "saved", "--config", "streamer.yaml"], cwd=tmp_path
         )
     )
-    for name in ("index.json", "evidence-context.json", "lanes/spells.json", "chunk-map.json"):
+    lanes = [f"lanes/{lane}.json" for lane in RULES_LANES]
+    for name in ("index.json", "evidence-context.json", *lanes, "chunk-map.json"):
         assert (tmp_path / "saved" / name).read_bytes() == (
             tmp_path / "default" / name
         ).read_bytes()
@@ -132,10 +145,8 @@ def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
     assert lanes == {
         "combat-turns": None,
         "item-events": None,
-        "npc-interactions": None,
-        "npcs": None,
         "scene-descriptions": None,
-        "spells": "rules",
+        **{lane: "rules" for lane in RULES_LANES},
     }
     assert config["pipeline"]["extraction"] == {
         "base_url": "http://localhost:8080/v1",
@@ -191,7 +202,7 @@ def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
     )
     config = yaml.safe_load((tmp_path / "campaign" / "streamer.yaml").read_text())
     assert config["pipeline"]["normalization"] == {"glossary": "glossary.yaml"}
-    assert [lane["id"] for lane in config["pipeline"]["lanes"]] == ["spells", "party-roster"]
+    assert [lane["id"] for lane in config["pipeline"]["lanes"]] == [*RULES_LANES, "party-roster"]
     assert yaml.safe_load((tmp_path / "campaign" / "glossary.yaml").read_text()) == {
         "party": [],
         "names": {},
@@ -214,8 +225,7 @@ def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
         "chunk-map.json",
         "evidence-context.json",
         "index.json",
-        "lanes/party-roster.json",
-        "lanes/spells.json",
+        *sorted(f"lanes/{lane}.json" for lane in [*RULES_LANES, "party-roster"]),
     ]
 
 
@@ -451,6 +461,7 @@ def test_an_empty_session_fails_in_a_batch(tmp_path: Path) -> None:
         "bridge",
         "bridge.html",
         "bridge.work",
+        "index.html",  # the campaign page
     ]
 
 
