@@ -163,7 +163,7 @@ CASES: dict[str, tuple[Callable[[Case], None], int, str]] = {
     "missing source file": (
         lambda case: case.source.unlink(),
         2,
-        "source file source.jsonl does not exist",
+        "/case/source.jsonl does not exist",  # named with its whole path
     ),
     "bad YAML": (
         lambda case: void(case.config.write_text("pipeline: [\n")),

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import IO
 
 from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import shown_path
 from streamer.output.publication import (
     Destination,
     publish,
@@ -61,7 +60,7 @@ def check_output_destination(
         for role, source in inputs:
             if _identity(source) == destination.identity:
                 raise ConfigurationError(
-                    f"--output {shown_path(output)} is the same file as {role}; "
+                    f"--output {Path(output).name} is the same file as {role}; "
                     "publishing would destroy it",
                     hint="choose another --output",
                 )
@@ -92,7 +91,7 @@ def check_inputs_outside(folder: str | os.PathLike[str], inputs: Iterable[NamedI
         path = _input_path(source)
         if path is not None and (path == inside or inside in path.parents):
             raise ConfigurationError(
-                f"{role} is inside --output {shown_path(folder)}, which the run replaces",
+                f"{role} is inside --output {Path(folder).name}, which the run replaces",
                 hint="choose another --output, or move the input out of it",
             )
 
