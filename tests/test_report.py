@@ -252,7 +252,7 @@ def test_an_invalid_bundle_is_refused_with_status_3_and_nothing_is_written(tmp_p
     (bundle / "lanes" / "spells.json").write_bytes(b'{"lane_id": "spells"')
     output = tmp_path / "report.html"
     output.write_bytes(b"the previous report")
-    run = run_cli(["report", str(bundle), "--output", str(output)])
+    run = run_cli(["report", "bundle", "--output", "report.html"], cwd=tmp_path)
     assert run.status == InputError.exit_status
     assert run.stderr == (
         'streamer: error: bundle bundle is not valid (1 problem): "lanes/spells.json": not '
