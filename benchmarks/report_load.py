@@ -32,19 +32,9 @@ from typing import Any
 
 import orjson
 
+from benchmarks.browser import ARGS, CHROMIUM
 from streamer.framework.canonical_json import SemanticDigest
 
-# Debian's chromium, started as the browser tests start it (tests/test_report_browser.py).
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PLANTED = "the quartz lantern hums"
 SPEAKERS = ["MATT", "LAURA", "SAM", "LIAM", "TRAVIS", "MARISHA", "TALIESIN", "ASHLEY"]
 WORDS = tuple(

@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.environment import environment, load_average
-from benchmarks.import_bench import generate, parse_size
+from benchmarks.import_bench import parse_size
 from benchmarks.measure import Child, MiB, measure, warm
+from benchmarks.transcripts import generate
 
 SEED = 20240611
 DOCUMENT_ID = "bench"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.import_bench import FORMATS, generate
+from benchmarks.transcripts import FORMATS, generate
 from tests.support import peak_rss_of
 
 SMALL = 1_000_000

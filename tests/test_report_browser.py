@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
-from benchmarks.report_load import ARGS
-from benchmarks.report_load import CHROMIUM as BENCH_CHROMIUM
+from benchmarks.browser import ARGS
+from benchmarks.browser import CHROMIUM as BENCH_CHROMIUM
 from streamer import api
 from tests.bundle_support import DEMO
 from tests.report_support import (
