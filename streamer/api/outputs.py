@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.safe_text import shown_path
 from streamer.output.publication import (
     Destination,
     publish,
@@ -60,7 +61,7 @@ def check_output_destination(
         for role, source in inputs:
             if _identity(source) == destination.identity:
                 raise ConfigurationError(
-                    f"--output {Path(output).name} is the same file as {role}; "
+                    f"--output {shown_path(output)} is the same file as {role}; "
                     "publishing would destroy it",
                     hint="choose another --output",
                 )
