@@ -398,7 +398,7 @@ def test_existing_output_without_force_is_refused_before_input_is_read(tmp_path:
     assert run.status == 2
     assert run.stdout == b""
     assert run.stderr.splitlines() == [
-        "streamer: error: output bundle already exists (hint: use --force to replace it)"
+        f"streamer: error: output {out} already exists (hint: use --force to replace it)"
     ]
     assert bundle_files(out) == before
 

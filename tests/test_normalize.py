@@ -347,17 +347,20 @@ def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("names: [a]\n", "glossary g.yaml: $.names must be a mapping of names to alias lists"),
+        ("names: [a]\n", "glossary GLOSSARY: $.names must be a mapping of names to alias lists"),
         (
             "names: {Vex: [Grog], Grog: []}\n",
-            "glossary g.yaml: $.names (entry 2): a name or alias is also listed in entry 1 (hint: names and aliases are compared by their name key (case, apostrophe forms and spacing ignored))",
+            "glossary GLOSSARY: $.names (entry 2): a name or alias is also listed in entry 1 (hint: names and aliases are compared by their name key (case, apostrophe forms and spacing ignored))",
         ),
-        ("names: {Vex: [3]}\n", "glossary g.yaml: $.names (entry 1)[0] must be a non-empty string"),
+        (
+            "names: {Vex: [3]}\n",
+            "glossary GLOSSARY: $.names (entry 1)[0] must be a non-empty string",
+        ),
         (
             "monsters: []\n",
-            'glossary g.yaml: $: unknown member "monsters" (hint: accepted: names, party, spells)',
+            'glossary GLOSSARY: $: unknown member "monsters" (hint: accepted: names, party, spells)',
         ),
-        ("names: {Vex: []}\nnames: {}\n", "glossary g.yaml line 2: duplicate key"),
+        ("names: {Vex: []}\nnames: {}\n", "glossary GLOSSARY line 2: duplicate key"),
         ("party: [{player: LAURA}]\n", "glossary: $.party[0].character is required"),
     ],
 )
@@ -369,7 +372,7 @@ def test_glossary_errors_are_configuration_errors_without_names(
     glossary.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigurationError) as raised:
         normalize(case, tmp_path, tmp_path / "out", glossary=glossary)
-    assert raised.value.one_line() == message
+    assert raised.value.one_line() == message.replace("GLOSSARY", str(glossary))
     assert not (tmp_path / "out").exists()
 
 

@@ -5,6 +5,7 @@ non-UTF-8 bytes give their own lines, each naming the file and never its content
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def test_a_fifo_is_refused_without_blocking(
     with pytest.raises(ConfigurationError) as caught:
         read(fifo)
     assert caught.value.one_line() == (
-        f"{what} input.yaml is not a regular file (hint: name a regular file)"
+        f"{what} {fifo} is not a regular file (hint: name a regular file)"
     )
 
 
@@ -42,10 +43,13 @@ def test_a_fifo_is_refused_without_blocking(
 def test_missing_and_undecodable_files(
     tmp_path: Path, what: str, read: Callable[[Path], object]
 ) -> None:
-    with pytest.raises(ConfigurationError, match=rf"^{what} absent.yaml does not exist"):
-        read(tmp_path / "absent.yaml")
+    absent = tmp_path / "absent.yaml"
+    with pytest.raises(
+        ConfigurationError, match=rf"^{what} {re.escape(str(absent))} does not exist"
+    ):
+        read(absent)
     latin = tmp_path / "latin.yaml"
     latin.write_bytes(b"SECRET \xe9\n")
     with pytest.raises(ConfigurationError) as caught:
         read(latin)
-    assert caught.value.one_line() == f"{what} latin.yaml cannot be read (not UTF-8 text)"
+    assert caught.value.one_line() == f"{what} {latin} cannot be read (not UTF-8 text)"

@@ -83,7 +83,7 @@ def test_a_configuration_that_is_not_a_small_regular_file_is_refused(
     completed = run_with_timeout(c.args())
     assert completed.returncode == 2
     assert completed.stderr.decode() == (
-        f"streamer: error: configuration file streamer.yaml {expected}\n"
+        f"streamer: error: configuration file {c.config} {expected}\n"
     )
 
 
