@@ -21,7 +21,7 @@ from typing import Any
 
 from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
-from streamer.api.normalization import glossary_of, party_of
+from streamer.api.normalization import glossary_of
 from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
 from streamer.extraction.cache import ResponseCache
@@ -39,6 +39,7 @@ from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.kinds.extraction import RulesContext
 from streamer.framework.safe_text import quoted, shown_path
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
+from streamer.normalization.glossary import party_of
 from streamer.output.publication import DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"

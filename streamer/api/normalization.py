@@ -28,7 +28,7 @@ from streamer.normalization.candidates import (
     candidates_path,
     read_candidates_file,
 )
-from streamer.normalization.glossary import Glossary, load_glossary
+from streamer.normalization.glossary import PARTY, Glossary, load_glossary
 from streamer.normalization.lanes import (
     LaneResult,
     cited,
@@ -44,7 +44,6 @@ from streamer.normalization.support import CitedRanges, Support
 from streamer.output.bundle_publication import check_destination, staged_bundle
 
 REJECTIONS_FILE = "rejections.jsonl"
-PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
 
 
 @dataclass(frozen=True)
@@ -89,22 +88,6 @@ def glossary_of(config: Configuration, glossary: str | os.PathLike[str] | None) 
     sections = {spec.glossary_section for spec in specs if spec.glossary_section is not None}
     aliases = {section for spec in specs for section in spec.glossary_aliases.values()}
     return load_glossary(path, sections, aliases)
-
-
-def party_of(terms: Glossary) -> dict[str, str]:
-    """The glossary's ``party`` as speaker -> character (empty without one)."""
-    party: dict[str, str] = {}
-    for index, entry in enumerate(terms.sections.get(PARTY, [])):
-        if not (
-            isinstance(entry, dict)
-            and isinstance(entry.get("player"), str)
-            and isinstance(entry.get("character"), str)
-        ):
-            raise ConfigurationError(
-                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
-            )
-        party[entry["player"]] = entry["character"]
-    return party
 
 
 def normalize(

@@ -17,11 +17,9 @@ from streamer.api.validation import validate_bundle
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.safe_text import shown_path
-from streamer.normalization.glossary import load_glossary
+from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, write_report
-
-PARTY = "party"  # the glossary section (and kind) of the party roster: {player, character}
 
 Rejections = Mapping[str, Mapping[str, int]]
 
@@ -70,19 +68,7 @@ def _glossary_sections(registry: ArtifactKindRegistry) -> set[str]:
 
 def glossary_party(path: str | os.PathLike[str], registry: ArtifactKindRegistry) -> dict[str, str]:
     """The glossary's ``party`` as player -> character (empty without one)."""
-    party: dict[str, str] = {}
-    sections = load_glossary(Path(path), _glossary_sections(registry)).sections
-    for index, entry in enumerate(sections.get(PARTY, [])):
-        if not (
-            isinstance(entry, dict)
-            and isinstance(entry.get("player"), str)
-            and isinstance(entry.get("character"), str)
-        ):
-            raise ConfigurationError(
-                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
-            )
-        party[entry["player"]] = entry["character"]
-    return party
+    return party_of(load_glossary(Path(path), _glossary_sections(registry)))
 
 
 def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> dict[str, str]:

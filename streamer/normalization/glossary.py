@@ -38,6 +38,9 @@ GLOSSARY_MAX_BYTES = 1 * MIB  # read whole, as the configuration is
 NAMES = "names"
 
 
+PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
+
+
 @dataclass(frozen=True)
 class Glossary:
     """A loaded glossary: its name aliases and its sections (lists of raw records)."""
@@ -128,3 +131,19 @@ def _names(value: Any, where: str, member: str = NAMES) -> Names:
                 )
             entry_of.setdefault(key, index)
     return Names(canonical)
+
+
+def party_of(terms: Glossary) -> dict[str, str]:
+    """The glossary's ``party`` as speaker -> character (empty without one)."""
+    party: dict[str, str] = {}
+    for index, entry in enumerate(terms.sections.get(PARTY, [])):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("player"), str)
+            and isinstance(entry.get("character"), str)
+        ):
+            raise ConfigurationError(
+                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
+            )
+        party[entry["player"]] = entry["character"]
+    return party
