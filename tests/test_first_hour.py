@@ -874,3 +874,11 @@ def test_a_manifest_row_whose_option_does_not_apply_names_both(
     assert run.status == 2
     assert run.stderr.startswith(f"streamer: error: {message}"), run.stderr
     assert os.listdir(tmp_path / "out") == []
+
+
+def test_report_errors_name_the_campaign_folder_as_given(tmp_path: Path) -> None:
+    empty = tmp_path / "no summary"
+    empty.mkdir()
+    run = run_cli(["report", "--campaign", str(empty)])
+    assert run.status == 2, run.stderr
+    assert run.stderr.startswith(f"streamer: error: --campaign '{empty}': no batch.jsonl in it")

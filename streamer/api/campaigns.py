@@ -23,6 +23,7 @@ from streamer.api.config import default_registry
 from streamer.api.outputs import publish_to
 from streamer.api.validation import validate_bundle
 from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.safe_text import shown_path
 from streamer.normalization.glossary import Glossary, load_glossary
 from streamer.normalization.names import name_key
 from streamer.output.bundle_documents import INDEX_FILE
@@ -61,11 +62,11 @@ def _lines(folder: Path) -> list[_Line]:
         data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigurationError(
-            f"--campaign {folder.name}: no {BATCH_SUMMARY} in it",
+            f"--campaign {shown_path(folder)}: no {BATCH_SUMMARY} in it",
             hint="give the --output-dir of a streamer batch run",
         ) from None
     except NotADirectoryError:
-        raise ConfigurationError(f"--campaign {folder.name} is not a folder") from None
+        raise ConfigurationError(f"--campaign {shown_path(folder)} is not a folder") from None
     lines = []
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip():
@@ -74,7 +75,8 @@ def _lines(folder: Path) -> list[_Line]:
             lines.append(msgspec.json.decode(raw, type=_Line))
         except (msgspec.DecodeError, msgspec.ValidationError):
             raise InputError(
-                f"--campaign {folder.name}: {BATCH_SUMMARY} line {number} is not a batch line"
+                f"--campaign {shown_path(folder)}: {BATCH_SUMMARY} line {number} "
+                "is not a batch line"
             ) from None
     return sorted(lines, key=lambda line: line.row)
 
@@ -94,7 +96,7 @@ def campaign(
     lines = _lines(root)
     if any(line.document_id + ".html" == CAMPAIGN_FILE for line in lines):
         raise ConfigurationError(
-            f"--campaign {root.name}: a session's report is named {CAMPAIGN_FILE}",
+            f"--campaign {shown_path(root)}: a session's report is named {CAMPAIGN_FILE}",
             hint="rename that session (its document_id) to write the campaign page",
         )
     registry = default_registry()

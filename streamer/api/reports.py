@@ -44,17 +44,19 @@ def rejection_counts(path: str | os.PathLike[str]) -> dict[str, dict[str, int]]:
                     rejection = decoder.decode(line)
                 except msgspec.DecodeError:
                     raise InputError(
-                        f"--rejections {file.name} line {number}: not a rejection line",
+                        f"--rejections {shown_path(file)} line {number}: not a rejection line",
                         hint="give the rejections.jsonl that streamer normalize wrote",
                     ) from None
                 counts.setdefault(rejection.lane_id, Counter())[rejection.reason] += 1
     except FileNotFoundError:
         raise ConfigurationError(
-            f"--rejections {file.name} does not exist",
+            f"--rejections {shown_path(file)} does not exist",
             hint="give the rejections.jsonl that streamer normalize wrote",
         ) from None
     except IsADirectoryError:
-        raise ConfigurationError(f"--rejections {file.name} is a folder, not a file") from None
+        raise ConfigurationError(
+            f"--rejections {shown_path(file)} is a folder, not a file"
+        ) from None
     return {lane: dict(reasons) for lane, reasons in counts.items()}
 
 
