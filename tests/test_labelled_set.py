@@ -1,10 +1,11 @@
-"""Precision and recall of the rules engine per lane, on the labelled set
+"""Precision and recall of the rules engine per lane and per episode, on the labelled set
 ``tests/labelled/crd3.json`` (unit IDs and expected records, labelled by reading ranges of
-two shared CRD3 episodes; skipped when ``../shared/data/crd3`` is absent). The rules run
-on chunks of 100 units of the whole episode, their candidates are collapsed under the
-kind's identity rule, and the records whose first unit lies in a labelled range are
-scored. A record is right when it names a labelled cast's spell (caster equal or null)
-citing one of its units, and no earlier record took that cast; floors below."""
+two shared CRD3 episodes, 2,086 units; what counts as a cast is stated in the file;
+skipped when ``../shared/data/crd3`` is absent). The rules run on chunks of 100 units of
+the whole episode, their candidates are collapsed under the kind's identity rule, and the
+records whose first unit lies in a labelled range are scored. A record is right when it
+names a labelled cast's spell (caster equal or null) citing one of its units, and no
+earlier record took that cast; NPC namings are scored by (name, unit). Floors below."""
 
 from __future__ import annotations
 
@@ -22,10 +23,20 @@ from tests.support import CRD3, REPO
 from tests.test_extract_rules import PARTIES
 
 LABELS = json.loads((REPO / "tests" / "labelled" / "crd3.json").read_text())["episodes"]
-# (precision, recall) floors. Measured: spells 5/5 right, 5 of 8 casts (the misses: a
-# spell outside the SRD, a spell named without a verb in an answer, a cast asked as a
-# question the game master then allowed); NPC namings 3/3 of 3; interactions 1/1 of 1.
-FLOORS = {"spells": (0.90, 0.60), "npcs": (1.0, 1.0), "npc-interactions": (1.0, 1.0)}
+# (precision, recall) floors, for both episodes together and for each. Measured (right /
+# found / labelled): spells C1E002 6/7/12, C2E010 8/9/16 (the wrong ones: "I cast
+# stoneskin" the game master refused, "I'll cast Mage Hand" taken back); NPC namings 40/40/40;
+# NPC interactions C1E002 17/17/38 (the rule needs the name; players address an NPC
+# without it), C2E010 5/5/5.
+FLOORS = {"spells": (0.85, 0.50), "npcs": (1.0, 1.0), "npc-interactions": (1.0, 0.50)}
+EPISODE_FLOORS = {
+    ("spells", "C1E002"): (0.85, 0.50),
+    ("spells", "C2E010"): (0.85, 0.50),
+    ("npcs", "C1E002"): (1.0, 1.0),
+    ("npcs", "C2E010"): (1.0, 1.0),
+    ("npc-interactions", "C1E002"): (1.0, 0.44),
+    ("npc-interactions", "C2E010"): (1.0, 1.0),
+}
 
 
 def units_of(episode: str) -> list[ShownUnit]:
@@ -75,10 +86,15 @@ def score(
 
 
 def lane_scores(episode: str) -> dict[str, tuple[int, int, int]]:
+    """(right, found, labelled) per lane, in the episode's labelled ranges."""
     label = LABELS[episode]
     units = units_of(episode)
     position = {unit.unit_id: index for index, unit in enumerate(units)}
-    low, high = position[label["first"]], position[label["last"]]
+    ranges = [(position[first], position[last]) for first, last in label["ranges"]]
+
+    def within(index: int) -> bool:
+        return any(low <= index <= high for low, high in ranges)
+
     names = {}
     for name, aliases in label["npcs"].items():
         for alias in [name, *aliases]:
@@ -87,7 +103,7 @@ def lane_scores(episode: str) -> dict[str, tuple[int, int, int]]:
     context = RulesContext(party, names)
 
     def inside(group_refs: tuple[Ref, ...]) -> bool:
-        return low <= group_refs[0].start <= high
+        return within(group_refs[0].start)
 
     spells = nearby(
         grounded(candidates(SpellCastRules(), units, context), position),
@@ -104,7 +120,7 @@ def lane_scores(episode: str) -> dict[str, tuple[int, int, int]]:
         lambda item: item.members["name"],
     )
     found_npcs = [
-        (g.members["name"], None, {r.start_unit_id for r in g.refs if low <= r.start <= high})
+        (g.members["name"], None, {r.start_unit_id for r in g.refs if within(r.start)})
         for g in npcs
     ]
     found_npcs = [item for item in found_npcs if item[2]]
@@ -134,16 +150,48 @@ def _units(
     return len(got & want), len(got), len(want)
 
 
+def rates(right: int, found: int, expected: int) -> tuple[float, float]:
+    return (right / found if found else 1.0, right / expected if expected else 1.0)
+
+
 @pytest.mark.skipif(not (CRD3 / "episodes").is_dir(), reason="the CRD3 sample is absent")
-def test_precision_and_recall_per_lane_meet_their_floors() -> None:
+def test_precision_and_recall_per_lane_and_episode_meet_their_floors() -> None:
     totals = {lane: [0, 0, 0] for lane in FLOORS}
+    below = []
     for episode in sorted(LABELS):
         for lane, counts in lane_scores(episode).items():
             for index, count in enumerate(counts):
                 totals[lane][index] += count
+            precision, recall = rates(*counts)
+            floor_precision, floor_recall = EPISODE_FLOORS[lane, episode]
+            if precision < floor_precision or recall < floor_recall:
+                below.append((lane, episode, counts))
     for lane, (right, found, expected) in totals.items():
-        precision = right / found if found else 1.0
-        recall = right / expected if expected else 1.0
+        precision, recall = rates(right, found, expected)
         floor_precision, floor_recall = FLOORS[lane]
-        assert precision >= floor_precision, (lane, right, found, expected)
-        assert recall >= floor_recall, (lane, right, found, expected)
+        if precision < floor_precision or recall < floor_recall:
+            below.append((lane, "both", (right, found, expected)))
+    assert below == []
+
+
+def test_the_labelled_set_is_worth_the_name() -> None:
+    """Its size as stated in docs/extraction.md: casts, NPC namings, interactions."""
+    casts = sum(len(label["spell_casts"]) for label in LABELS.values())
+    namings = sum(len(n["units"]) for label in LABELS.values() for n in label["npc_namings"])
+    talks = sum(len(n["units"]) for label in LABELS.values() for n in label["npc_interactions"])
+    assert (casts, namings, talks) == (28, 40, 43)
+
+
+def test_every_labelled_unit_lies_in_its_episode_ranges() -> None:
+    outside = []
+    for episode, label in LABELS.items():
+        units = [
+            unit
+            for lane in ("spell_casts", "npc_namings", "npc_interactions")
+            for item in label[lane]
+            for unit in item["units"]
+        ]
+        for unit in units:
+            if not any(first <= unit <= last for first, last in label["ranges"]):
+                outside.append((episode, unit))
+    assert outside == []
