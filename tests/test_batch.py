@@ -367,3 +367,33 @@ def test_a_configuration_error_fails_the_batch_before_any_session(tmp_path: Path
         api.batch(config, CAMPAIGN, tmp_path / "o", workers=1)
     assert raised.value.message.startswith("$.pipeline.extraction.base_url is required")
     assert not (tmp_path / "o").exists()
+
+
+def test_without_a_configuration_each_session_is_what_run_gives_without_one(
+    tmp_path: Path,
+) -> None:
+    """No --config: the sessions run with ``streamer run``'s default configuration (the
+    built-in rules), byte for byte, a rerun skips them, and --model-url beside --config
+    is refused as run refuses it."""
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"transcript,document_id\n{IMPORT / 'bridge.vtt'},bridge\n")
+    alone = run_cli(["run", str(IMPORT / "bridge.vtt"), "--output", str(tmp_path / "bridge")])
+    assert alone.status == 0, alone.stderr
+    first = run_cli(["batch", str(manifest), "--output-dir", str(tmp_path / "out")])
+    assert first.status == 0, first.stderr
+    assert orjson.loads(first.stdout)["ok"] == 1
+    assert tree(tmp_path / "out" / "bridge") == tree(tmp_path / "bridge")
+    assert (tmp_path / "out" / "bridge.html").read_bytes() == (
+        tmp_path / "bridge.html"
+    ).read_bytes()
+    again = run_cli(["batch", str(manifest), "--output-dir", str(tmp_path / "out")])
+    assert orjson.loads(again.stdout)["skipped"] == 1
+    server = ["--model-url", "http://127.0.0.1:9/v1", "--model", "m"]
+    output = ["--output-dir", str(tmp_path / "o")]
+    both = run_cli(["batch", "--config", str(CONFIG), str(manifest), *output, *server])
+    assert both.status == 2
+    assert both.stderr == (
+        "streamer: error: --model-url applies only without --config "
+        "(hint: the configuration names its server in pipeline.extraction)\n"
+    )
+    assert not (tmp_path / "o").exists()

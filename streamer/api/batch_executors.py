@@ -33,13 +33,15 @@ class SessionJob:
     """What a worker needs to run one session (plain values: it crosses processes)."""
 
     row: int
-    config: str
+    config: str | None  # None: the default configuration, with the model server below
     transcript: str
     format_name: str
     document_id: str
     output: str
     lanes: tuple[str, ...]
     options: ImportOptions = field(default_factory=ImportOptions)
+    model_url: str | None = None
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,8 @@ def run_session(job: SessionJob) -> SessionOutcome:
             lanes=job.lanes or None,
             warn=warnings.append,
             import_options=job.options,
+            model_url=job.model_url,
+            model=job.model,
         )
         receipt: dict[str, Any] | None = result.receipt()
         status = result.exit_status

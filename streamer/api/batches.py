@@ -3,6 +3,12 @@ parallel on a local pool of processes or on a Dask distributed scheduler.
 
     result = api.batch("streamer.yaml", "sessions.csv", "out/", workers=2)
     result.failed        # the sessions that failed (each one's line is in out/batch.jsonl)
+    api.batch(None, "sessions.csv", "out/")  # the default configuration, as streamer run's
+
+Without a configuration file (``config_path`` ``None``) every session runs with the default
+configuration of ``streamer run`` (the built-in rules; every extracted kind when a model
+server is named by ``model_url`` and ``model`` or ``OPENAI_BASE_URL`` and ``OPENAI_MODEL``),
+resolved once here and passed to every worker.
 
 Session ``ID`` publishes ``DIR/ID/`` (the bundle), ``DIR/ID.html`` (its report) and keeps
 ``DIR/ID.work/``; ``DIR/index.html`` is the campaign page, written at the end of each run
@@ -33,12 +39,13 @@ from streamer.api.batch_executors import (
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.campaigns import CAMPAIGN_FILE, campaign
-from streamer.api.config import load_config
+from streamer.api.config import effective_config
 from streamer.api.extraction import check_extraction
 from streamer.api.lanes import effective_lanes
 from streamer.api.runs import check_glossary, work_folder_of
 from streamer.api.stages import BUNDLE, extracted_lanes
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
+from streamer.configuration.defaults import model_server
 from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.safe_text import shown_path
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
@@ -162,7 +169,7 @@ def _write_summary(summary: Path, lines: dict[int, SummaryLine]) -> None:
 
 
 def batch(
-    config_path: str | os.PathLike[str],
+    config_path: str | os.PathLike[str] | None,
     manifest: str | os.PathLike[str],
     output_dir: str | os.PathLike[str],
     *,
@@ -170,6 +177,8 @@ def batch(
     scheduler: str | None = None,
     lanes: Sequence[str] | None = None,
     progress: Callable[[BatchProgress], None] | None = None,
+    model_url: str | None = None,
+    model: str | None = None,
 ) -> BatchResult:
     """Run every session of ``manifest`` into ``output_dir``, on ``workers`` local
     processes (default: the CPU count) or on the Dask scheduler at ``scheduler``.
@@ -182,7 +191,8 @@ def batch(
         raise ConfigurationError("give either --workers or --scheduler, not both")
     if workers is not None and workers < 1:
         raise ConfigurationError("--workers must be at least 1")
-    config = load_config(config_path)
+    effective = effective_config(config_path, model_url, model)
+    config = effective.config
     run_lanes = effective_lanes(config, lanes)
     extracted = extracted_lanes(config, run_lanes)
     if extracted:  # its usage errors before any stage
@@ -194,11 +204,14 @@ def batch(
     pool = DaskPool(scheduler) if scheduler is not None else LocalPool(workers or default_workers())
     try:
         glossary = config.normalization.glossary
-        config_digest = value_digest(
-            [file_digest(Path(config_path)), None if glossary is None else tree_digest(glossary)]
-        )
         result = _batch(
-            config_path, config_digest, sessions, folder, pool, run_lanes, selected, progress
+            _SessionConfig.of(config_path, effective.text, glossary, model_url, model),
+            sessions,
+            folder,
+            pool,
+            run_lanes,
+            selected,
+            progress,
         )
     finally:
         pool.close()
@@ -207,9 +220,43 @@ def batch(
     return result
 
 
+@dataclass(frozen=True)
+class _SessionConfig:
+    """What every session of a batch runs with: the configuration file (absolute; ``None``:
+    the default configuration with the model server named by ``model_url`` and ``model``)
+    and the digest that tells a rerun whether it changed."""
+
+    path: str | None
+    model_url: str | None
+    model: str | None
+    digest: str
+
+    @classmethod
+    def of(
+        cls,
+        config_path: str | os.PathLike[str] | None,
+        text: str,
+        glossary: Path | None,
+        model_url: str | None,
+        model: str | None,
+    ) -> _SessionConfig:
+        if config_path is not None:
+            glossary_digest = None if glossary is None else tree_digest(glossary)
+            digest = value_digest([file_digest(Path(config_path)), glossary_digest])
+            return cls(os.fspath(Path(config_path).absolute()), None, None, digest)
+        # the default configuration as streamer config --show renders it (its server and
+        # model, never a key), resolved here so that every worker runs the same one
+        server = model_server(model_url, model)
+        return cls(
+            None,
+            None if server is None else server.base_url,
+            None if server is None else server.model,
+            value_digest(["default", text]),
+        )
+
+
 def _batch(
-    config_path: str | os.PathLike[str],
-    config_digest: str,
+    session_config: _SessionConfig,
     sessions: tuple[Session, ...],
     folder: Path,
     pool: DaskPool | LocalPool,
@@ -225,7 +272,7 @@ def _batch(
     inputs: dict[int, str] = {}
     jobs: list[SessionJob] = []
     for session in sessions:
-        digest = _inputs_digest(session, config_digest, run_lanes)
+        digest = _inputs_digest(session, session_config.digest, run_lanes)
         inputs[session.row] = digest
         before = previous.get(session.document_id)
         if (
@@ -241,13 +288,15 @@ def _batch(
         jobs.append(
             SessionJob(
                 session.row,
-                os.fspath(Path(config_path).absolute()),
+                session_config.path,
                 os.fspath(session.transcript.absolute()),
                 session.format_name,
                 session.document_id,
                 os.fspath((folder / session.document_id).absolute()),
                 selected,
                 session.options,
+                session_config.model_url,
+                session_config.model,
             )
         )
     by_row = {session.row: session for session in sessions}

@@ -29,11 +29,16 @@ class BatchLine(StatusLine):
 
 @app.command("batch")
 def batch_command(
-    config: Path = options.CONFIG,
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="The YAML configuration (streamer init writes one); default: the built-in "
+        "configuration of streamer run (streamer config --show prints it).",
+    ),
     manifest: Path = typer.Argument(
         ...,
         metavar="MANIFEST",
-        help="CSV or JSON Lines: transcript, format, optional document_id; one session a row.",
+        help="CSV or JSON Lines: transcript, optional format and document_id; one session a row.",
         show_default=False,
     ),
     output_dir: Path = typer.Option(
@@ -48,11 +53,17 @@ def batch_command(
         help="A running Dask distributed scheduler (tcp://HOST:PORT) instead of local workers.",
     ),
     lane: list[str] = options.LANE,
+    model_url: str | None = options.MODEL_URL,
+    model: str | None = options.MODEL,
     quiet: bool = options.QUIET,
 ) -> None:
     """Run every session of MANIFEST as 'streamer run' does, in parallel; one summary line
     per session in DIR/batch.jsonl, one JSON receipt line on stdout; exit status 4 when
-    a session failed."""
+    a session failed.
+
+    Without --config every session runs with streamer run's built-in configuration: the
+    built-in rules with no model; with a model server (--model-url and --model, or
+    OPENAI_BASE_URL and OPENAI_MODEL) every kind's lane."""
     with on_terminal(quiet, BatchLine) as progress:
         result = api.batch(
             config,
@@ -62,6 +73,8 @@ def batch_command(
             scheduler=scheduler,
             lanes=lane,
             progress=progress,
+            model_url=model_url,
+            model=model,
         )
     typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
     if result.exit_status:

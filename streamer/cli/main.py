@@ -175,7 +175,10 @@ EXAMPLES = {
         "streamer bundle --config streamer.yaml --source session.jsonl --lanes-dir lanes \\",
         "    --output out/session",
     ),
-    "batch": ("streamer batch --config streamer.yaml campaign.csv --output-dir out",),
+    "batch": (
+        "streamer batch campaign.csv --output-dir out",
+        "streamer batch --config streamer.yaml campaign.csv --output-dir out",
+    ),
     "validate": ("streamer validate out/session",),
     "report": (
         "streamer report out/session --output session.html",
