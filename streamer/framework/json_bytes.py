@@ -25,6 +25,8 @@ reader compares sizes with the canonical lines it makes anyway.
 ``array_cut`` finds, in a buffer fed to ``NestingScan``, where the items of an array end
 (``first_at`` and ``last_at`` read the profile): the source reader (``units``) and the
 importers (``TURNS``, ``segments``) decode the complete items of each buffer at once.
+``array_opening`` finds where an array at a given depth opens: the importers' top-level
+arrays (``json_items``), and the units arrays of the evidence document (``json_events.stream``).
 """
 
 from __future__ import annotations
@@ -243,3 +245,22 @@ def array_cut(neutral: bytes, profile: list[int], in_string_at_end: bool) -> tup
     if last is None:
         return -1, -1
     return -1, bracket_position(neutral, in_string_at_end, brackets - last + 1)
+
+
+def array_opening(neutral: bytes, in_string: bool, depth: int, level: int = 1) -> int:
+    """The index in ``neutral`` (a buffer as ``NestingScan.feed`` gave it, starting at
+    ``depth``, inside a string or not) of the first ``[`` that opens an array at nesting
+    depth ``level`` (1: a member of the top-level object); -1 when none does."""
+    inside = in_string
+    for match in _STRUCTURAL.finditer(neutral):
+        char = neutral[match.start()]
+        if char == 0x22:  # a quote
+            inside = not inside
+        elif not inside:
+            if char == 0x5B or char == 0x7B:  # [ or {
+                if depth == level and char == 0x5B:
+                    return match.start()
+                depth += 1
+            else:
+                depth -= 1
+    return -1

@@ -13,7 +13,10 @@ parser sees them: nesting depth, where an array's items end, repeated member nam
   ``MemberNames``; an error is located by a reference pass over the events, which quotes
   nothing (ijson's own messages quote the input);
 * validation (``framework.json_events.stream``) checks a whole published document in one
-  pass of events, every item built in C, against its schema: it must see every event;
+  pass of events, every item built in C, against its schema: it must see every event,
+  but for the items of one array (the evidence document's units), which it may take in
+  runs decoded at once, cut without ijson (``runs``; a run that does not decode is read
+  by ijson, so the events and errors are those of the plain reading);
 * the report (``report.evidence_stream``) reads a document that validation has accepted,
   so it checks nothing: ``first_item`` for its header, and lock-step ``ijson.items`` passes
   for its contexts, which keeps one unit in memory however the members are ordered.
@@ -36,15 +39,23 @@ block's events and the items completed in it.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import operator
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 import ijson
 
-from streamer.framework.json_bytes import duplicate_message, member_path
+from streamer.framework.json_bytes import (
+    NestingScan,
+    array_opening,
+    duplicate_message,
+    member_path,
+    neutralize_escapes,
+)
 
 ITEM = "item"
 BLOCK_SIZE = 1 << 16
@@ -90,11 +101,20 @@ def stream(
     items: Sequence[tuple[str, frozenset[tuple[str, str]]]],
     *,
     block_size: int | None = None,
+    runs: tuple[str, Callable[[bytes], list[Any] | None]] | None = None,
 ) -> Iterator[Event]:
     """The events of ``file`` outside the items of ``items`` (``(prefix, inside)`` pairs,
     the largest first: the events left by one builder are given to the next), and each
     item as ``(prefix, ITEM, value)``. Raises ``JsonError`` unless ``file`` is one valid
-    JSON document."""
+    JSON document.
+
+    With ``runs``, ``(ARRAY, decode)``: the items of every array at ``ARRAY`` (a prefix of
+    object members and ``item``s, e.g. ``contexts.item.units``) are cut into runs as they
+    are read (``json_bytes.ItemRuns``) and never reach ijson: ``decode`` gets each run as a
+    JSON array text and gives its items, and they are given as ``(ARRAY.item, RUN, items)``.
+    When ``decode`` gives ``None`` (or the run is not sound JSON), that run and the rest of
+    that array go to ijson as without ``runs``: the events are those of the plain reading,
+    and so are the errors."""
     size = BLOCK_SIZE if block_size is None else block_size
     events = ijson.sendable_list()
     parser = ijson.parse_coro(events, use_float=True)
@@ -107,8 +127,9 @@ def stream(
     leaks = tuple(prefix + "." for prefix, _ in items)
     compress, repeat = itertools.compress, itertools.repeat
     drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
+    cutting = _Cutting(file, size, *runs) if runs is not None else None
     while True:
-        data = file.read(size)
+        data = file.read(size) if cutting is None else cutting.read()
         if data:
             parser.send(data)
         else:
@@ -126,11 +147,179 @@ def stream(
                     yield prefix, ITEM, next(found)
             elif not prefix.startswith(leaks):
                 yield event
+        if cutting is not None and cutting.at_array and events and events[-1][:2] == cutting.opens:
+            yield from cutting.runs()
         del events[:]
         for built in outputs.values():
             del built[:]
         if not data:
             return
+
+
+RUN = "run"
+PIECE = 1 << 11  # bytes given to ijson at once after a cut
+BOUND = 1 << 20  # bytes of an array's items held without a mark of their end
+_CLOSING = re.compile(rb"[ \t\r\n]*\]")
+_WHITE_SPACE = b" \t\r\n"
+_NO_LIMIT = 1 << 40  # validation reads any nesting; the schema names what is too deep
+
+
+class _Cutting:
+    """The input of ``stream`` with ``runs``: each block given to ijson ends at the ``[``
+    of an array at ``ARRAY``'s depth, if one opens in it; when ijson's last event says it
+    is one at ``ARRAY``, ``runs`` reads its items past ijson."""
+
+    def __init__(
+        self, file: IO[bytes], size: int, array: str, decode: Callable[[bytes], list[Any] | None]
+    ) -> None:
+        self._file = file
+        self._size = size
+        self._level = len(array.split("."))  # the depth at which its "[" opens
+        self._decode = decode
+        self._item = f"{array}.{ITEM}"
+        self.opens = (array, "start_array")
+        self._scan = NestingScan(limit=_NO_LIMIT)
+        self._held = b""  # read, not yet given to ijson: from ``_at`` on
+        self._at = 0
+        self.at_array = False  # the last block ends with a "[" at that depth
+
+    def read(self) -> bytes:
+        """The next block for ijson: up to ``PIECE`` bytes of what is held (so that the
+        bytes after a cut are not scanned again and again), or a block of the file."""
+        held, at = self._held, self._at
+        if at < len(held):
+            data = held[at : at + PIECE]
+        else:
+            data = held = self._held = self._file.read(self._size)
+            at = 0
+        self.at_array = False
+        scan = self._scan
+        probe = copy.copy(scan)
+        neutral, profile = probe.feed(data)
+        level = self._level
+        cut = -1
+        if min(profile) <= level < max(profile):  # a bracket may open at that depth
+            cut = array_opening(neutral, scan.in_string, scan.depth, level)
+        if cut < 0:
+            self._scan = probe
+            self._at = at + len(data)
+            return data
+        scan.feed(data[: cut + 1])
+        self._at = at + cut + 1
+        self.at_array = True
+        return data[: cut + 1]
+
+    def _rest(self) -> bytes:
+        """What is held, from ``_at`` on (released)."""
+        rest = self._held[self._at :]
+        self._held, self._at = b"", 0
+        return rest
+
+    def runs(self) -> Iterator[Event]:
+        """The items of the array just opened, a run at a time, up to its ``]`` (or up to
+        a run that does not decode: that run and the rest of the array go to ijson).
+
+        A run ends where the bytes say an item ends, ``},{`` outside strings (and the
+        array, at the first ``}]`` outside strings), without a scan of the items' nesting:
+        a cut inside an item leaves a run that is not a JSON array, which no decoder
+        accepts, so a run that decodes is exactly complete items. Items that are not
+        objects, or white space between them, leave no such mark: past ``BOUND`` bytes
+        without one, ijson reads the array."""
+        self.at_array = False
+        buffer, start = self._held, self._at  # the array's bytes begin at buffer[start]
+        self._held, self._at = b"", 0
+        first = True  # no run decoded yet
+        while True:
+            empty = _CLOSING.match(buffer, start) if first else None
+            end = empty.end() - 1 if empty is not None else _closing(buffer, start)
+            if end >= 0:
+                items = self._items(buffer[start:end], first)
+                if items is None:
+                    break
+                if items:
+                    yield self._item, RUN, items
+                self._held, self._at = buffer, end
+                return
+            cut = _last_cut(buffer, start)
+            if cut >= 0:
+                items = self._items(buffer[start : cut + 1], first)
+                if items is None:
+                    break
+                yield self._item, RUN, items
+                first, start = False, cut + 1
+            elif len(buffer) - start > BOUND:
+                break
+            data = self._file.read(self._size)
+            if not data:
+                break
+            buffer, start = buffer[start:] + data, 0
+        rest = buffer[start:]
+        self._give_back(rest if first else _after_separator(rest), b"")
+
+    def _items(self, run: bytes, first: bool) -> list[Any] | None:
+        """The items of ``run`` (complete items, after a separator unless ``first``), or
+        ``None`` when it does not decode."""
+        body = run.lstrip(_WHITE_SPACE)
+        if not body:
+            return []
+        if not first:
+            body = _after_separator(body)
+            if not body.strip(_WHITE_SPACE):
+                raise JsonError("a separator without an item")
+        return self._decode(b"[" + body + b"]") or None
+
+    def _give_back(self, run: bytes, rest: bytes) -> None:
+        """``run`` and ``rest`` go to ijson; they start between the array's items, where
+        ijson has read only the ``[`` (a separator before them is not given)."""
+        self._held = run + rest
+        self._scan = NestingScan(depth=self._level + 1, limit=_NO_LIMIT)
+
+
+def _quotes(data: bytes) -> int:
+    """The quotes of ``data`` that open or close a string (``data`` starts outside an
+    escape)."""
+    return neutralize_escapes(data).count(b'"')
+
+
+def _closing(buffer: bytes, start: int) -> int:
+    """The index of the ``]`` of the first ``}]`` after ``start`` (outside strings, where
+    ``buffer[start]`` is) that is outside strings; -1."""
+    quotes, at = 0, start
+    found = buffer.find(b"}]", start)
+    while found >= 0:
+        quotes += _quotes(buffer[at:found])
+        at = found
+        if quotes % 2 == 0:
+            return found + 1
+        found = buffer.find(b"}]", found + 1)
+    return -1
+
+
+def _last_cut(buffer: bytes, start: int) -> int:
+    """The index of the ``}`` of the last ``},{`` after ``start`` (outside strings, where
+    ``buffer[start]`` is) that is outside strings; -1."""
+    found = buffer.rfind(b"},{", start)
+    if found < 0:
+        return -1
+    quotes = _quotes(buffer[start:found])
+    while quotes % 2:
+        before = buffer.rfind(b"},{", start, found)
+        if before < 0:
+            return -1
+        quotes -= _quotes(buffer[before:found])
+        found = before
+    return found
+
+
+def _after_separator(text: bytes) -> bytes:
+    """``text``, which follows an item, without the separator it must start with (after
+    white space); ``JsonError`` when it does not."""
+    body = text.lstrip(_WHITE_SPACE)
+    if not body:
+        return body
+    if body[:1] != b",":
+        raise JsonError("items without a separator")
+    return body[1:]
 
 
 class MemberNames:

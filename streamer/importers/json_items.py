@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import io
-import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal, DecimalException
 from typing import Any, BinaryIO
@@ -44,13 +43,13 @@ from streamer.framework.json_bytes import (
     NestingError,
     NestingScan,
     array_cut,
+    array_opening,
     string_literals,
 )
 from streamer.framework.json_events import MemberNames
 
 BUFFER_SIZE = 1 << 16
 _WHITE_SPACE = b" \t\r\n"
-_STRUCTURAL = re.compile(rb'["\[\]{}]')
 _decoder = msgspec.json.Decoder(float_hook=Decimal)
 _encoder = msgspec.json.Encoder(decimal_format="number")
 
@@ -229,7 +228,7 @@ class _Diverting:
         if max(profile) < 2:
             self._scan = probe
             return data
-        cut = _top_level_array(neutral, scan.in_string, scan.depth)
+        cut = array_opening(neutral, scan.in_string, scan.depth)
         if cut < 0:
             self._scan = probe
             return data
@@ -273,24 +272,6 @@ class _Diverting:
             data = b""
             yield from _run(name, run, first, final=False, typed=typed)
             first = False
-
-
-def _top_level_array(neutral: bytes, in_string: bool, depth: int) -> int:
-    """The index in ``neutral`` (a buffer as ``NestingScan.feed`` gave it, starting at
-    ``depth``) of the first ``[`` that opens a member of the top-level object; -1."""
-    inside = in_string
-    for match in _STRUCTURAL.finditer(neutral):
-        char = neutral[match.start()]
-        if char == 0x22:  # a quote
-            inside = not inside
-        elif not inside:
-            if char == 0x5B or char == 0x7B:  # [ or {
-                if depth == 1 and char == 0x5B:
-                    return match.start()
-                depth += 1
-            else:
-                depth -= 1
-    return -1
 
 
 def _run(

@@ -13,10 +13,10 @@ One checker per document, each in its own module, run in order by ``bundle_check
   (decoded by the source unit's declaration, and their rules), ``evidence_contexts`` (the
   rules of a context), ``evidence_repeats`` (repeated unit IDs, confirmed).
 
-The parts they share: ``framework.json_events`` (ijson, items built in C; shared with the
-importers and the report), ``skeleton`` (the small rest of a large document),
-``schema_rules`` (jsonschema, for the small documents and to name what a struct refused),
-``repeated_ids``, ``window_union``, ``report``.
+The parts they share: ``framework.json_events`` (ijson, items built in C, runs of units
+decoded at once by msgspec; shared with the importers and the report), ``skeleton`` (the
+small rest of a large document), ``schema_rules`` (jsonschema, for the small documents and
+to name what a struct refused), ``repeated_ids``, ``window_union``, ``report``.
 
 Every problem is one content-safe line naming the (quoted) bundle file: JSON paths, lane
 and unit IDs, never transcript text or record values. ``docs/bundle.md`` lists the rules.

@@ -1,9 +1,12 @@
 """``evidence-context.json``, checked as a stream: it can be larger than memory.
 
-The document is read once with ijson (``framework.json_events``): each unit and each reference is
-built in C, the rest of the document (its header and each context's bounds) is built by a
-``Skeleton`` and checked by jsonschema. Units are decoded a batch at a time by msgspec
-into ``SourceUnit`` (the source unit's one declaration); only a unit that fails is
+The document is read once (``framework.json_events.stream``): the units of each context
+are cut into runs of bytes and each run decoded at once by msgspec into ``SourceUnit``
+(the source unit's one declaration, ``evidence_units.decode_units``); the rest is read by
+ijson, each reference built in C, the rest of the document (its header and each context's
+bounds) built by a ``Skeleton`` and checked by jsonschema. A run that does not decode
+(or holds a unit the schema refuses) and the rest of its context's units are read by
+ijson instead, one unit an item, decoded a batch at a time; only a unit that fails is
 checked by jsonschema against ``$defs/unit``, for the located message.
 
 What it checks, by position within the evidence document (the chunk map's ``Anchors``
@@ -26,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, Any
 
-from streamer.framework.json_events import JsonError, stream
+from streamer.framework.json_events import RUN, JsonError, stream
 from streamer.validation.bundle_files import Unreadable, open_document
 from streamer.validation.chunk_map import Anchors
 from streamer.validation.evidence_contexts import ContextRules
@@ -35,12 +38,13 @@ from streamer.validation.evidence_shape import (
     IN_CONTEXT,
     SCHEMA_ID,
     UNITS,
+    UNITS_ARRAY,
     CheckedEvidence,
     Cited,
     sound_head,
     stream_items,
 )
-from streamer.validation.evidence_units import Context, Finished, UnitRules
+from streamer.validation.evidence_units import Context, Finished, UnitRules, decode_units
 from streamer.validation.index_check import Described, check_descriptor
 from streamer.validation.repeated_ids import IdHashes
 from streamer.validation.report import BundleReport
@@ -73,9 +77,12 @@ class EvidenceCheck(UnitRules, ContextRules):
 
     def read(self, handle: IO[bytes]) -> None:
         top, units, on_context = self.top, UNITS, self._on_context
-        for event in stream(handle, stream_items()):
+        for event in stream(handle, stream_items(), runs=(UNITS_ARRAY, decode_units)):
             prefix = event[0]
             if prefix == units and self.current is not None:
+                if event[1] == RUN:  # a run of units decoded at once
+                    self._decoded_units(self.current, event[2])
+                    continue
                 batch = self.current.batch  # a unit (one event): no skeleton needs it
                 batch.append(event[2])
                 if len(batch) >= BATCH:

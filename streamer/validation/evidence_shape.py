@@ -17,7 +17,8 @@ from streamer.validation.schema_rules import schema_of
 
 FILE = evidence_context.FILE_NAME
 SCHEMA_ID = evidence_context.SCHEMA.id
-UNITS = "contexts.item.units.item"
+UNITS_ARRAY = "contexts.item.units"
+UNITS = f"{UNITS_ARRAY}.item"
 REFERENCES = "contexts.item.references.item"
 IN_CONTEXT = "contexts.item"
 

@@ -72,23 +72,22 @@ class UnitRules:
         except msgspec.ValidationError:
             units = [self._unit(item, f"{path}.units[{base + i}]") for i, item in enumerate(raw)]
         else:
-            for i, unit in enumerate(units):  # what the struct allows and the schema does not
+            for i, unit in enumerate(units):
                 assert unit is not None
-                reference, metadata = unit.source_ref, unit.metadata
-                if (
-                    reference is UNSET
-                    or metadata == _EMPTY_METADATA
-                    or ""
-                    in (
-                        reference.start_unit_id,
-                        reference.end_unit_id,
-                    )
-                ):
+                if not schema_sound(unit):
                     units[i] = self._unit(raw[i], f"{path}.units[{base + i}]")
         if self.failures:
             return  # the document breaks its schema: nothing else is reported
         checked: list[SourceUnit] = units  # type: ignore[assignment]
         self._unit_rules(context, base, checked)
+
+    def _decoded_units(self, context: Context, units: list[SourceUnit]) -> None:
+        """Units decoded at once (``decode_units``), after those of the batch."""
+        self._units(context)
+        base = context.count
+        context.count += len(units)
+        if not self.failures:
+            self._unit_rules(context, base, units)
 
     def _unit(self, item: Any, where: str) -> SourceUnit | None:
         failures = schema_failures(item, SCHEMA_ID, definition="unit", at=where)
@@ -151,11 +150,34 @@ class UnitRules:
                 self.last_fixed = max(self.last_fixed, fixed)
         self.lines.extend(line for _, _, line in sorted(found))
 
-    # -- contexts ---------------------------------------------------------------------
-
 
 def _offsets(ids: list[str], hits: Any) -> Any:
     """The offsets in ``ids`` of the IDs in ``hits``, in order."""
     if not hits:
         return ()
     return itertools.compress(itertools.count(), map(hits.__contains__, ids))
+
+
+def schema_sound(unit: SourceUnit) -> bool:
+    """Whether a decoded unit is one the schema allows too (the struct also allows a unit
+    without ``source_ref``, with empty metadata or an empty unit ID in ``source_ref``)."""
+    reference = unit.source_ref
+    return (
+        reference is not UNSET
+        and unit.metadata != _EMPTY_METADATA
+        and reference.start_unit_id != ""
+        and reference.end_unit_id != ""
+    )
+
+
+_decode = msgspec.json.Decoder(list[SourceUnit]).decode
+
+
+def decode_units(text: bytes) -> list[SourceUnit] | None:
+    """A run of units (a JSON array text) decoded at once, when each is sound by the
+    schema; ``None`` for anything else (read as items then, for the located problem)."""
+    try:
+        units = _decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return units if all(map(schema_sound, units)) else None
