@@ -1,20 +1,26 @@
 """The rules' prefilter changes no result: the prefiltered rules give exactly the
 candidates of the same rules run on every unit, on the four CRD3 episodes of
-``../shared/data/crd3`` (skipped when absent) and on generated text; and ``Gate`` finds
-exactly the units a brute-force search finds."""
+``../shared/data/crd3`` (skipped when absent) and on generated text (random words, and the
+catalog's spoken forms said in the ways the rules read them); and ``Gate`` and ``WordGate``
+find exactly the units a brute-force search finds.
+
+The first two are the contract of whoever changes the rules or the prefilter: run them
+before landing (``pytest tests/test_rules_prefilter.py``)."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
-from streamer.domain.dnd.prefilter import Gate
-from streamer.domain.dnd.rules import SpellCastRules
+from streamer.domain.dnd.prefilter import Gate, WordGate
+from streamer.domain.dnd.rules import ORDINARY_SPELLS, VERBS, SpellCastRules, SpellRules
+from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
 from streamer.framework.kinds.extraction import RulesContext, RulesExtractor, ShownUnit
 from tests.support import CRD3
 
@@ -116,3 +122,143 @@ def test_a_gate_without_keywords_finds_nothing_and_refuses_bad_keywords() -> Non
     for bad in ("", "Cast", "a\x00b"):
         with pytest.raises(ValueError):
             Gate([bad])
+
+
+def test_a_name_said_with_a_curly_apostrophe_passes_the_gate() -> None:
+    # the first gate looked for "hunter's" in the text as said, so this unit never reached
+    # the rules
+    units = [ShownUnit("u1", "SAM", "I Hunter\u2019s Mark him."), ShownUnit("u2", "SAM", "x")]
+    expected = [
+        {
+            "spell": "Hunter's Mark",
+            "caster": "Scanlan Shorthalt",
+            "source_refs": [{"start_unit_id": "u1", "end_unit_id": "u1"}],
+        }
+    ]
+    assert SpellCastRules()(units, context()) == expected
+    assert SpellCastRules(prefilter=False)(units, context()) == expected
+
+
+def test_the_spell_gate_reads_the_rules_declarations() -> None:
+    gate = SpellRules.of(context()).gate
+    assert gate.words == frozenset(VERBS) == {"cast", "casts", "casting"}
+    assert frozenset({"hunter's", "mark"}) in gate.phrases
+    assert frozenset({"fireball"}) in gate.phrases
+    assert frozenset({"shield"}) not in gate.phrases  # an ordinary word: only after a verb
+    texts = [
+        "the damage of the image",  # "mage", but not Mage Hand's words
+        "my hand, said the mage",  # every word of Mage Hand
+        "(laughter) and more laughter",  # one word of Hideous Laughter
+        "Tasha\u2019s hideous (laughter)",
+        "a broadcast from the castle",
+        "casting",
+        "fire-ball",  # one word, not Fireball
+    ]
+    assert gate.units(texts) == [1, 3, 5]
+
+
+def _spoken_forms() -> list[str]:
+    pairs = [*srd_spells().names, *ALIASES]
+    return sorted(name for name in pairs if name not in ORDINARY_SPELLS)
+
+
+FORMS = _spoken_forms()
+LEADS = ["I", "I'll", "I\u2019m going to", "Yes, I", "and", "Okay,", "", "Can I", "you", "SAM:"]
+AFTER = ["on him", "at it", "into the house", "him?", "", "the guard.", "- on Grog", "!"]
+
+
+@st.composite
+def said_forms(draw: st.DrawFn) -> str:
+    """A catalog form said as the rules may read it: a lead, the form (its case, its
+    apostrophes and the room between its words changed, an article or a wizard's name
+    perhaps), then what follows it."""
+    words = draw(st.sampled_from(FORMS)).split()
+    spoken = []
+    for word in words:
+        word = word.replace("'", draw(st.sampled_from(["'", "\u2019", "\u2018", "`"])))
+        spoken.append(draw(st.sampled_from([word, word.lower(), word.upper(), word.title()])))
+        spoken.append(draw(st.sampled_from([" ", "  ", " the ", ", ", "-", " a ", "\n"])))
+    name = "".join(spoken[:-1])
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(["Tasha's ", "Bigby\u2019s ", "the "])) + name
+    verb = draw(st.sampled_from(["", "", "cast ", "Casting ", "casts the "]))
+    return f"{draw(st.sampled_from(LEADS))} {verb}{name} {draw(st.sampled_from(AFTER))}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["SAM", "MATT", "MARISHA", None]),
+            st.one_of(said_forms(), unit_texts()),
+        ),
+        max_size=8,
+    )
+)
+def test_the_catalog_forms_said_give_the_same_candidates(
+    items: list[tuple[str | None, str]],
+) -> None:
+    units = [ShownUnit(f"u{i}", speaker, text) for i, (speaker, text) in enumerate(items)]
+    check_same(units)
+
+
+WORD = re.compile(r"[\w']+(?:-[\w']+)*")
+FOLD = str.maketrans({"\u2019": "'", "K": "k"})
+WORDS = ["k's", "as", "a\u03c2", "\u03c3i", "i", "a-b"]
+
+
+def words_of(text: str) -> set[str]:
+    """The reference: a text's words, one at a time, as ``WordGate`` documents them."""
+    words = set()
+    for match in WORD.finditer(text.translate(FOLD)):
+        words.add(match.group().lower())
+    return words
+
+
+@st.composite
+def word_texts(draw: st.DrawFn) -> str:
+    """Words of ``WORDS`` (or other cases and apostrophes of them) between separators,
+    or any text of a few awkward characters."""
+    alphabet = "aksiK\u212a\u0130\u017f\u03a3\u03c3\u03c2'\u2019-. \x00"
+    if draw(st.booleans()):
+        return draw(st.text(alphabet=alphabet, max_size=12))
+    out = []
+    for word in draw(st.lists(st.sampled_from(WORDS), max_size=5)):
+        word = draw(st.sampled_from([word, word.upper(), word.title()]))
+        out.append(word.replace("'", draw(st.sampled_from(["'", "\u2019"]))))
+        out.append(draw(st.sampled_from([" ", ".", "-", "", "\u2019", "\x00", "\u0130"])))
+    return "".join(out)
+
+
+@settings(max_examples=500, deadline=None)
+@example(["AS K\u2019S"], [], [["as", "k's"]])  # an apostrophe folded in a phrase's other word
+@example(["A\u03a3.I"], ["a\u03c2"], [])  # the sigma lower-cased alone or in the text
+@given(
+    st.lists(word_texts(), max_size=6),
+    st.lists(st.sampled_from(WORDS), max_size=2),
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), max_size=3),
+)
+def test_the_word_gate_finds_the_units_holding_a_word_or_a_phrase(
+    texts: list[str], words: list[str], phrases: list[list[str]]
+) -> None:
+    expected = [
+        i
+        for i, text in enumerate(texts)
+        if words_of(text) & set(words) or any(set(p) <= words_of(text) for p in phrases)
+    ]
+    assert WordGate(words, phrases, WORD, FOLD).units(texts) == expected
+
+
+def test_a_word_gate_refuses_words_it_could_never_find() -> None:
+    bad: list[tuple[list[str], list[list[str]]]] = [
+        (["Cast"], []),
+        (["two words"], []),
+        ([], [["ok", "a b"]]),
+        ([], [[]]),
+    ]
+    for words, phrases in bad:
+        with pytest.raises(ValueError):
+            WordGate(words, phrases, WORD)
+    with pytest.raises(ValueError):
+        WordGate(["x"], [], re.compile("(x)"))
+    assert WordGate([], [], WORD).units(["anything"]) == []

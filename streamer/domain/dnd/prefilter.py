@@ -1,33 +1,42 @@
 """The rules' prefilter: which units of a block can hold what a rule looks for.
 
 The per-unit rules cost some microseconds of Python a unit, and fewer than one unit in a
-hundred holds a cast or a name. ``Gate.units(texts)`` looks at a whole block of units at
-once (one chunk: their texts joined by NUL, lower-cased in one call) and returns the
-indices of the units that hold one of the gate's *keywords* (lower-case substrings): only
-those reach the per-unit rules.
+hundred holds a cast or a name. A gate looks at a whole block of units at once (one chunk:
+their texts joined by NUL, lower-cased in one call, one Aho-Corasick pass) and returns the
+indices of the units that can hold a match: only those reach the per-unit rules.
 
-A gate changes no result: a rule is given one only when every unit the rule can find
-something in holds one of its keywords, lower-cased (``str.lower``, applied to the unit's
-text). The casting verbs' keyword is ``cast``; a spoken spell name's is its longest word.
-``tests/test_rules_prefilter.py`` checks that the prefiltered rules give exactly the
+- ``Gate(keywords)``: the units holding one of the *keywords* (lower-case substrings of the
+  text lower-cased). The NPC rules' gate: each name's first word.
+- ``WordGate(words, phrases, pattern, fold)``: the units whose *words* (what the rules
+  read: ``pattern`` over the text with ``fold`` applied, each word lower-cased) hold one of
+  ``words``, or every word of one of ``phrases``. The spell rules' gate: their declared
+  casting verbs, and the words of every spoken form of the catalog they read without a
+  verb. It is a ``Gate`` over one *anchor* a word or phrase (its longest run of letters and
+  digits, which the block lower-cased holds wherever a unit's words hold the word), then,
+  for the units that gate picks only, their words compared with the declared ones.
+
+A gate changes no result when every unit its rules can find something in holds what it is
+given: ``tests/test_rules_prefilter.py`` checks that the prefiltered rules give exactly the
 candidates of the same rules run on every unit, on the CRD3 episodes and on generated
-text.
+text, and each gate against a brute-force reference.
 
 The keywords are found by an Aho-Corasick automaton (``pyahocorasick``): one pass over the
 block whatever the number of keywords (measured against one combined regular expression in
-``benchmarks/rules_bench.py``: 125 MB/s against 7 MB/s; docs/extraction.md has the
-figures).
+``benchmarks/rules_bench.py``; docs/extraction.md has the figures).
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 import ahocorasick
 
 SEPARATOR = "\x00"
+_SIGMAS = "\u03c3\u03c2"  # the lower-case sigma's form depends on the letters around it
 
 
 class Gate:
@@ -35,40 +44,164 @@ class Gate:
     NUL), by one Aho-Corasick pass over the block."""
 
     def __init__(self, keywords: Iterable[str]) -> None:
-        words = sorted(set(keywords))
-        for word in words:
-            if not word or word != word.lower() or SEPARATOR in word:
-                raise ValueError("a keyword is lower-case, non-empty and without NUL")
-        self.keywords = tuple(words)
-        self._automaton: ahocorasick.Automaton | None = None
-        if words:
-            automaton = ahocorasick.Automaton()
-            for word in words:
-                automaton.add_word(word, len(word))
-            automaton.make_automaton()
-            self._automaton = automaton
+        self.keywords = tuple(sorted(set(keywords)))
+        self._automaton = _automaton(self.keywords)
 
     def units(self, texts: Sequence[str]) -> list[int]:
         """The indices (ascending) of the texts holding a keyword."""
-        automaton = self._automaton
-        if automaton is None or not texts:
-            return []
-        block = SEPARATOR.join(texts)
-        if block.isascii():
-            low = block.lower()
-            lengths: Iterable[int] = map(len, texts)
-        else:  # lower-casing may change a text's length: each text on its own
-            lowered = [text.lower() for text in texts]
-            low = SEPARATOR.join(lowered)
-            lengths = map(len, lowered)
-        # the start of each text after the first in ``low``
-        starts = list(accumulate((length + 1 for length in lengths), initial=0))[1:-1]
-        found: list[int] = []
-        last = -1
-        # matches come by end position; none crosses a NUL, so their texts come in order
-        for end, size in automaton.iter(low):
-            index = bisect_right(starts, end - size + 1)
-            if index != last:
-                found.append(index)
-                last = index
-        return found
+        return list(_scan(self._automaton, texts).found)
+
+
+class WordGate:
+    """The units of a block whose words hold one of ``words`` or every word of one of
+    ``phrases``. A unit's words are ``pattern.findall(text.translate(fold))`` (``pattern``
+    has no group), each lower-cased; ``words`` and the phrases' words are lower-case and each
+    one whole match of ``pattern`` (any other could never be found).
+
+    First the block's pass: a unit can hold a word only where the block lower-cased holds
+    the word's *anchor* (its longest run of letters and digits that lower-casing in context
+    and ``fold`` leave alone). The pass looks for the anchors of the words and of each
+    phrase's longest word; a unit holding the anchor of a phrase's longest word is then
+    asked, by substring, for the anchors of its other words. Only then are the words of
+    the units that can hold something compared with the declared ones, unit by unit."""
+
+    def __init__(
+        self,
+        words: Iterable[str],
+        phrases: Iterable[Sequence[str]],
+        pattern: re.Pattern[str],
+        fold: Mapping[int, str] | None = None,
+    ) -> None:
+        if pattern.groups:
+            raise ValueError("the word pattern has no group")
+        self.words = frozenset(words)
+        self.phrases = frozenset(frozenset(phrase) for phrase in phrases)
+        self._pattern = pattern
+        self._fold = dict(fold or {})
+        self._ascii_folds = any(key < 128 for key in self._fold)
+        for word in self.words.union(*self.phrases):
+            if word != word.lower() or pattern.fullmatch(word) is None:
+                raise ValueError("a word is lower-case and one whole word of the pattern")
+        if frozenset() in self.phrases:
+            raise ValueError("a phrase has a word")
+        folded = "".join(self._fold.values())
+        unstable = set(_SIGMAS + folded + folded.lower())
+
+        def anchor(word: str) -> str:
+            return _anchor(word, unstable)
+
+        by_word: dict[str, list[frozenset[str]]] = {}
+        others: dict[str, set[tuple[str, ...]]] = {}
+        for phrase in self.phrases:
+            # the longest word, so the rarest (a guess: any would be right)
+            first = max(phrase, key=lambda word: (len(anchor(word)), word))
+            by_word.setdefault(first, []).append(phrase)
+            rest = {anchor(word) for word in phrase} - {anchor(first), ""}
+            others.setdefault(anchor(first), set()).add(tuple(sorted(rest)))
+        self._phrases_of = {
+            word: tuple(sorted(found, key=sorted)) for word, found in by_word.items()
+        }
+        self._anchor_words = frozenset(by_word)
+        self._word_anchors = frozenset(map(anchor, self.words))
+        self._others = {key: tuple(sorted(found)) for key, found in others.items()}
+        # the anchors the block's pass looks for; without one for everything, every unit
+        # is compared
+        self.keywords = tuple(sorted(self._word_anchors.union(self._others)))
+        self._automaton = None if "" in self.keywords else _automaton(self.keywords)
+
+    def units(self, texts: Sequence[str]) -> list[int]:
+        """The indices (ascending) of the texts whose words hold a word or a phrase."""
+        if self._automaton is None:
+            picked: Iterable[int] = range(len(texts))
+        else:
+            scan = _scan(self._automaton, texts)
+            picked = (i for i, found in scan.found.items() if self._may(found, scan.text(i)))
+        return [index for index in picked if self.holds(texts[index])]
+
+    def _may(self, anchors: list[str], low: str) -> bool:
+        """Whether a unit holding ``anchors`` (its text lower-cased: ``low``) may hold a
+        word or a phrase."""
+        if not self._word_anchors.isdisjoint(anchors):
+            return True
+        for anchor in anchors:
+            for rest in self._others[anchor]:
+                if all(other in low for other in rest):
+                    return True
+        return False
+
+    def holds(self, text: str) -> bool:
+        """Whether ``text``'s words hold one of the words or every word of a phrase."""
+        if self._fold and (self._ascii_folds or not text.isascii()):
+            text = text.translate(self._fold)
+        found = set(map(str.lower, self._pattern.findall(text)))
+        if not self.words.isdisjoint(found):
+            return True
+        for word in self._anchor_words.intersection(found):
+            for phrase in self._phrases_of[word]:
+                if phrase <= found:
+                    return True
+        return False
+
+
+def _automaton(keywords: Iterable[str]) -> ahocorasick.Automaton | None:
+    """An automaton whose value for a keyword is the keyword; ``None`` for no keyword."""
+    automaton = ahocorasick.Automaton()
+    for word in keywords:
+        if not word or word != word.lower() or SEPARATOR in word:
+            raise ValueError("a keyword is lower-case, non-empty and without NUL")
+        automaton.add_word(word, word)
+    if not len(automaton):
+        return None
+    automaton.make_automaton()
+    return automaton
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """The texts joined by NUL and lower-cased (``low``), where each text after the first
+    starts in it (``starts``), and the keywords each text holds, by the text's index
+    (ascending; a text holding none left out), each keyword as often as it is found."""
+
+    low: str
+    starts: list[int]
+    found: dict[int, list[str]]
+
+    def text(self, index: int) -> str:
+        """The text ``index``, lower-cased."""
+        start = self.starts[index - 1] if index else 0
+        end = self.starts[index] - 1 if index < len(self.starts) else len(self.low)
+        return self.low[start:end]
+
+
+def _scan(automaton: ahocorasick.Automaton | None, texts: Sequence[str]) -> _Scan:
+    """One Aho-Corasick pass over the texts joined by NUL and lower-cased."""
+    if automaton is None or not texts:
+        return _Scan("", [], {})
+    block = SEPARATOR.join(texts)
+    low = block.lower()
+    lengths: Iterable[int]
+    if len(low) == len(block):  # lower-casing never shortens: each character kept its place
+        lengths = map(len, texts)
+    else:  # lower-casing changed a text's length: each text on its own
+        lowered = [text.lower() for text in texts]
+        low = SEPARATOR.join(lowered)
+        lengths = map(len, lowered)
+    starts = list(accumulate((length + 1 for length in lengths), initial=0))[1:-1]
+    found: dict[int, list[str]] = {}
+    following = -1  # where the text after the last one found starts
+    keywords: list[str] = []
+    # matches come by end position, and none crosses a NUL: their texts come in order
+    for end, keyword in automaton.iter(low):
+        if end >= following:
+            index = bisect_right(starts, end)
+            following = starts[index] if index < len(starts) else len(low)
+            keywords = found[index] = []
+        keywords.append(keyword)
+    return _Scan(low, starts, found)
+
+
+def _anchor(word: str, unstable: set[str]) -> str:
+    """The longest run of letters and digits of ``word`` without a character of
+    ``unstable`` (what folding or lower-casing in context may change); ``""`` for none."""
+    spaced = "".join(" " if character in unstable else character for character in word)
+    return max(re.findall(r"[^\W_]+", spaced), key=lambda run: (len(run), run), default="")

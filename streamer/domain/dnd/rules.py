@@ -28,9 +28,10 @@ caster). Every caster given is one the support check of normalization accepts.
 Each candidate cites the one unit it was found in; the spell is written as the
 catalog (or the glossary) spells it. Deterministic: by unit, then by position in the text.
 
-The prefilter (``prefilter.Gate``) hands the per-unit rules only the units holding ``cast``
-or a name form's keyword; ``SpellCastRules(prefilter=False)`` runs them on every unit, and
-gives the same candidates.
+The prefilter (``prefilter.WordGate``) hands the per-unit rules only the units whose words
+hold a casting verb (``VERBS``) or every word of a name form (``NameForms.by_words``): a
+rule that finds a cast elsewhere must declare what it reads there to the gate.
+``SpellCastRules(prefilter=False)`` runs them on every unit, and gives the same candidates.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from streamer.domain.dnd.prefilter import Gate
+from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.spell_catalog import (
     ALIASES,
     ARTICLES,
@@ -82,7 +83,16 @@ ORDINARY_SPELLS = frozenset(
 )  # fmt: skip
 
 _WORD = re.compile(r"[\w']+(?:-[\w']+)*")
-_VERB = re.compile(r"(?<![\w'-])([Cc][Aa][Ss][Tt](?:[Ss]|[Ii][Nn][Gg])?)(?![\w'-])")
+# The casting verbs (whole words, any case of their ASCII letters): the prefilter reads them
+VERBS = ("cast", "casts", "casting")
+_VERB = re.compile(
+    r"(?<![\w'-])("
+    + "|".join(
+        "".join(f"[{letter.upper()}{letter}]" for letter in verb)
+        for verb in sorted(VERBS, key=len, reverse=True)
+    )
+    + r")(?![\w'-])"
+)
 _CLAUSE_BREAK = re.compile('[.!?;:,"()\\[\\]]|\\s-\\s|\u2014|\u2013')
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 _SENTENCE_END = re.compile(r"[.!?]")
@@ -176,12 +186,10 @@ def _is_possessive(word: str) -> bool:
 
 class NameForms:
     """Spell names said without a casting verb: each form's words, lower-cased, without
-    the articles, and its canonical name. ``keywords`` are the prefilter's: the longest
-    word of each form (every match holds it)."""
+    the articles, and its canonical name (``by_words``: what the prefilter reads)."""
 
     def __init__(self, names: Iterable[tuple[str, str]]) -> None:
         self.by_words: dict[tuple[str, ...], str] = {}
-        self.keywords: set[str] = set()
         self.firsts: set[str] = set()
         longest = 1
         for spoken, canonical in names:
@@ -189,7 +197,6 @@ class NameForms:
             if not words:
                 continue
             self.by_words.setdefault(words, canonical)
-            self.keywords.add(max(words, key=lambda word: (len(word), word)))
             self.firsts.add(words[0])
             longest = max(longest, len(words))
         self.longest = longest + 2  # articles inside
@@ -223,7 +230,7 @@ class SpellRules:
     matcher: SpellMatcher
     forms: NameForms
     characters: Mapping[str, str]  # name key of a party character's name form -> character
-    gate: Gate
+    gate: WordGate
 
     @staticmethod
     def of(context: RulesContext) -> SpellRules:
@@ -253,7 +260,7 @@ def _build(context: RulesContext) -> SpellRules:
         SpellMatcher([*pairs, *glossary]),
         forms,
         party_name_forms(context),
-        Gate({"cast", *forms.keywords}),
+        WordGate(VERBS, forms.by_words, _WORD, _APOSTROPHES),
     )
 
 
