@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from streamer.domain.dnd.npc_rules import NpcRules
+from streamer.domain.dnd.prefilter import Gate
 from streamer.domain.dnd.rules import SpellCastRules, SpellRules
 from streamer.framework.kinds.extraction import RulesContext, RulesExtractor, ShownUnit
 
@@ -76,7 +77,7 @@ def main() -> None:
     npc_context = RulesContext({}, {"trinket": "Trinket", "kima": "Kima"})
     seconds, found = timed(NpcRules(), many, npc_context)
     print(f"x{repeats}: npcs {seconds:.2f} s ({total / MB / seconds:.0f} MB/s), {found} candidates")
-    gate = SpellRules.of(context).gate
+    gate = Gate(SpellRules.of(context).gate.keywords)  # the block's pass alone
     pattern = regex_gate(list(gate.keywords))
     texts = [[unit.text for unit in part] for part in many]
     start = time.perf_counter()
