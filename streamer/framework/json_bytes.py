@@ -168,6 +168,11 @@ class NestingScan:
         self.in_string = False
         self._escape = False  # the buffer ended on the backslash of an escape
 
+    def __copy__(self) -> NestingScan:
+        twin = NestingScan.__new__(NestingScan)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
     def feed(self, data: bytes) -> tuple[bytes, list[int]]:
         if not data:
             return data, [self.depth]

@@ -231,22 +231,24 @@ class _Cutting:
         first = True  # no run decoded yet
         while True:
             empty = _CLOSING.match(buffer, start) if first else None
-            end = empty.end() - 1 if empty is not None else _closing(buffer, start)
+            items: list[Any] | None = []
+            if empty is not None:
+                end = empty.end() - 1
+            else:
+                end, items = self._run(buffer, start, first, _closing, last=False)
             if end >= 0:
-                items = self._items(buffer[start:end], first)
                 if items is None:
                     break
                 if items:
                     yield self._item, RUN, items
                 self._held, self._at = buffer, end
                 return
-            cut = _last_cut(buffer, start)
+            cut, items = self._run(buffer, start, first, _last_cut, last=True)
             if cut >= 0:
-                items = self._items(buffer[start : cut + 1], first)
                 if items is None:
                     break
                 yield self._item, RUN, items
-                first, start = False, cut + 1
+                first, start = False, cut
             elif len(buffer) - start > BOUND:
                 break
             data = self._file.read(self._size)
@@ -255,6 +257,34 @@ class _Cutting:
             buffer, start = buffer[start:] + data, 0
         rest = buffer[start:]
         self._give_back(rest if first else _after_separator(rest), b"")
+
+    def _run(
+        self,
+        buffer: bytes,
+        start: int,
+        first: bool,
+        outside: Callable[[bytes, int], int],
+        *,
+        last: bool,
+    ) -> tuple[int, list[Any] | None]:
+        """``(end, items)`` of the run from ``start`` up to the ``}`` of the first ``}]``
+        (the last ``},{`` when ``last``); ``end`` just after that ``}`` (-1: none); items
+        ``None`` when the run does not decode. The mark found first is tried at once; only
+        when that run does not decode is the mark found outside strings (``outside``:
+        ``_closing``, ``_last_cut``)."""
+        found = buffer.rfind(b"},{", start) if last else buffer.find(b"}]", start)
+        if found < 0:
+            return -1, None
+        end = found + 1
+        items = self._items(buffer[start:end], first)
+        if items is None:
+            exact = outside(buffer, start)
+            if exact < 0:
+                return -1, None
+            if exact != end:
+                end = exact
+                items = self._items(buffer[start:end], first)
+        return end, items
 
     def _items(self, run: bytes, first: bool) -> list[Any] | None:
         """The items of ``run`` (complete items, after a separator unless ``first``), or
@@ -296,8 +326,8 @@ def _closing(buffer: bytes, start: int) -> int:
 
 
 def _last_cut(buffer: bytes, start: int) -> int:
-    """The index of the ``}`` of the last ``},{`` after ``start`` (outside strings, where
-    ``buffer[start]`` is) that is outside strings; -1."""
+    """The index after the ``}`` of the last ``},{`` after ``start`` (outside strings,
+    where ``buffer[start]`` is) that is outside strings; -1."""
     found = buffer.rfind(b"},{", start)
     if found < 0:
         return -1
@@ -308,7 +338,7 @@ def _last_cut(buffer: bytes, start: int) -> int:
             return -1
         quotes -= _quotes(buffer[before:found])
         found = before
-    return found
+    return found + 1
 
 
 def _after_separator(text: bytes) -> bytes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import array
 import heapq
 import itertools
+import operator
 import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO
@@ -54,7 +55,11 @@ class IdHashes:
     def repeated(self) -> set[int]:
         """The hashes seen more than once."""
         if self._spill is None:
-            merged: Iterator[int] = iter(sorted(self._hashes))
+            ordered = sorted(self._hashes)
+            self._hashes = array.array("q")
+            if not any(map(operator.eq, ordered, itertools.islice(ordered, 1, None))):
+                return set()  # the common case, decided in C
+            merged: Iterator[int] = iter(ordered)
         else:
             if self._hashes:
                 self._flush()
