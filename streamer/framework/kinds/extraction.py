@@ -25,12 +25,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgspec
+
 _PROMPT_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*/[a-z0-9]+(?:-[a-z0-9]+)*@[1-9][0-9]*\Z")
 
 
-@dataclass(frozen=True)
-class ShownUnit:
-    """One unit of a chunk as extraction shows it: ``[unit_id] speaker: text``."""
+class ShownUnit(msgspec.Struct, frozen=True, gc=False):
+    """One unit of a chunk as extraction shows it: ``[unit_id] speaker: text``
+    (``ShownUnit(unit_id, speaker, text)``: a struct, since a run makes one per unit)."""
 
     unit_id: str
     speaker: str | None
