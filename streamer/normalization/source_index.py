@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from msgspec import UNSET
 
 from streamer.framework.chunking.chunker import Chunk, Chunker
+from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.units import Batch
 from streamer.normalization.support import CitedUnit, Pair
 
@@ -82,27 +83,45 @@ class SourceIndexTap:
         self._units.clear()
 
     def _read(self, batch: Batch) -> None:
-        """Open, keep and read the cited ranges through the units of ``batch``."""
+        """Open, keep and read the cited ranges through the units of ``batch``: from one
+        range start to the next while none is open, and unit by unit while one is (its
+        units taken from the batch a chunk's length at a time: a batch may decode its
+        units only when they are taken)."""
         opened, ranges, positions, kept = self._open, self._ranges, self.positions, self._units
         base = self.unit_count
-        for offset, unit_id in enumerate(batch.ids):
+        ids = batch.ids
+        starts = [offset for offset, unit_id in enumerate(ids) if unit_id in ranges]
+        following = iter(starts)
+        taken: Sequence[SourceUnit] = ()
+        taken_from = 0
+        offset = 0
+        while offset < len(ids):
+            if not opened:  # nothing to keep before the next range start
+                offset = next((at for at in following if at >= offset), len(ids))
+                if offset == len(ids):
+                    break
+            unit_id = ids[offset]
             position = base + offset
             for end_id in ranges.get(unit_id, ()):
                 end = positions.get(end_id)
                 if end is None or end >= position:
                     opened.setdefault(end_id, {})[unit_id] = position
             if not opened:
+                offset += 1
                 continue
-            unit = batch.units[offset]
+            if not taken_from <= offset < taken_from + len(taken):
+                taken_from, taken = offset, batch.units[offset : offset + self._max_units]
+            unit = taken[offset - taken_from]
             metadata = unit.metadata
             speaker = None if metadata is UNSET or metadata.speaker is UNSET else metadata.speaker
             kept[position] = CitedUnit(unit.text, speaker)
-            starts = opened.pop(unit_id, None)
-            if starts is not None:
-                for start_id, start in starts.items():
+            starts_here = opened.pop(unit_id, None)
+            if starts_here is not None:
+                for start_id, start in starts_here.items():
                     units = [kept[at] for at in range(start, position + 1)]
                     self._read_range((start_id, unit_id), units)
             self._forget(position)
+            offset += 1
 
     def _forget(self, position: int) -> None:
         """Close the ranges longer than a chunk; forget the units no open range holds."""
