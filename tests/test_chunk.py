@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.configuration import Configuration, resolve_configuration
+from streamer.extraction.chunks import chunk_count
 from streamer.framework.chunking.chunker import Chunker, chunk_id
 from tests.import_cases import EXPECTED, FIXTURES
 from tests.support import config_dict, jsonl_bytes, run_cli, unit
@@ -80,6 +81,12 @@ def test_brute_force_examples() -> None:
 @settings(max_examples=300, deadline=None)
 def test_chunker_agrees_with_brute_force(size: tuple[int, int, int]) -> None:
     assert chunker_bounds(*size) == brute_force(*size)
+
+
+@given(sizes)
+@settings(max_examples=300, deadline=None)
+def test_chunk_count_agrees_with_brute_force(size: tuple[int, int, int]) -> None:
+    assert chunk_count(*size) == len(brute_force(*size))
 
 
 @given(sizes)

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 from msgspec import UNSET
 
+from streamer.framework.source.accepted import LineUnits
 from streamer.framework.source.unit import SourceUnit, UnitMetadata
 from streamer.framework.source.units import Batch
 from streamer.normalization.source_index import SourceIndexTap
 from streamer.normalization.support import CitedUnit
 
 MAX_UNITS = 4
+_lines = msgspec.json.Encoder()
 
 
 @st.composite
@@ -35,8 +38,10 @@ def documents(draw: Any) -> tuple[list[SourceUnit], list[tuple[str, str]], int]:
     return units, pairs, draw(st.integers(1, 5))
 
 
-@given(documents())
-def test_each_range_is_read_once_with_its_units(drawn: Any) -> None:
+@given(documents(), st.booleans())
+def test_each_range_is_read_once_with_its_units(drawn: Any, lazy: bool) -> None:
+    """``lazy``: the batches of the document ``streamer run`` accepted, whose units are
+    decoded from their lines only when taken."""
     units, pairs, batch_size = drawn
     ranges: dict[str, set[str]] = {}
     for start, end in pairs:
@@ -47,7 +52,14 @@ def test_each_range_is_read_once_with_its_units(drawn: Any) -> None:
         MAX_UNITS, 1, set(), wanted, ranges, lambda pair, cited: read.append((pair, list(cited)))
     )
     batches = [
-        Batch(units[i : i + batch_size], [u.unit_id for u in units[i : i + batch_size]])
+        Batch(
+            LineUnits(
+                _lines.encode_lines(units[i : i + batch_size]), len(units[i : i + batch_size])
+            )
+            if lazy
+            else units[i : i + batch_size],
+            [u.unit_id for u in units[i : i + batch_size]],
+        )
         for i in range(0, len(units), batch_size)
     ]
     assert list(tap.tap(batches)) == batches

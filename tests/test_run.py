@@ -16,6 +16,8 @@ from streamer import api
 from streamer.api import stages
 from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.source.reader import SourceDocumentReader
+from tests.bundle_support import CRD3_EPISODES
 from tests.run_support import (
     BATCH,
     CONFIG,
@@ -362,3 +364,84 @@ def test_an_extraction_setting_missing_fails_before_any_stage(tmp_path: Path) ->
         "rules)\n"
     )
     assert sorted(os.listdir(tmp_path)) == ["glossary.yaml", "streamer.yaml"]
+
+
+CRD3_CONFIG = """\
+pipeline:
+  lanes:
+    - {id: spells, artifact_kind: dnd/spell-casts, engine: rules}
+    - {id: npcs, artifact_kind: dnd/npcs, engine: rules}
+    - {id: talks, artifact_kind: dnd/npc-interactions, engine: rules}
+    - {id: party, artifact_kind: dnd/party-roster}
+  chunking: {max_units: 40, overlap_units: 3}
+  normalization: {glossary: glossary.yaml}
+output:
+  module: json
+  options:
+    evidence_context: {enabled: true, window_units: 2, lanes: [spells, npcs, talks]}
+"""
+CRD3_GLOSSARY = """\
+party:  # by player
+  - {player: ASHLEY, character: Pike}
+  - {player: LAURA, character: "Vex'ahlia"}
+  - {player: LIAM, character: "Vax'ildan"}
+  - {player: MARISHA, character: Keyleth}
+  - {player: ORION, character: Tiberius}
+  - {player: SAM, character: Scanlan}
+  - {player: TALIESIN, character: Percy}
+  - {player: TRAVIS, character: Grog}
+names:
+  Gilmore: []
+  Kima: []
+  Allura: []
+  Jester: []
+  Nott: []
+  Fjord: []
+"""
+
+
+@pytest.mark.skipif(not CRD3_EPISODES, reason="the CRD3 sample (../shared/data/crd3) is absent")
+@pytest.mark.parametrize("interrupted_in", [None, "normalize"])
+def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, interrupted_in: str | None
+) -> None:
+    """Every stage after the import reads the document the run accepted, without checking
+    it again: the same bytes as the commands, each of which checks it; also when the rerun
+    after an interruption starts after the import (its identity from the import's record)."""
+    episode = CRD3_EPISODES[-1]
+    config = tmp_path / "streamer.yaml"
+    config.write_text(CRD3_CONFIG, encoding="utf-8")
+    (tmp_path / "glossary.yaml").write_text(CRD3_GLOSSARY, encoding="utf-8")
+    output = tmp_path / "out"
+    counter = StageCalls(monkeypatch)
+    checked: list[object] = []  # the readers that validate a source document
+    original = SourceDocumentReader.__init__
+
+    def reader(self: SourceDocumentReader, *args: Any, **kwargs: Any) -> None:
+        checked.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SourceDocumentReader, "__init__", reader)
+    if interrupted_in is not None:
+        counter.fail_in = interrupted_in
+        with pytest.raises(KeyboardInterrupt):
+            api.run(config, episode, "crd3", output, warn=quiet)
+        counter.fail_in = None
+    result = api.run(config, episode, "crd3", output, warn=quiet)
+    assert checked == []  # the import checked every unit as it wrote them: no stage again
+    reference = by_hand(tmp_path / "by-hand", episode, "crd3", episode.stem, config)
+    assert len(checked) == 3  # extract, normalize and bundle, each by its own command
+    assert tree(output) == tree(reference)
+    assert report_path_of(output).read_bytes() == (reference.parent / "bundle.html").read_bytes()
+    assert (work_folder_of(output) / "source.jsonl").read_bytes() == (
+        reference.parent / "source.jsonl"
+    ).read_bytes()
+    skipped = {"import", "extract"} if interrupted_in else set()
+    assert [(o.stage, o.status) for o in result.stages] == [
+        (name, "skipped" if name in skipped else "ran") for name in AVAILABLE
+    ]
+    counts = {outcome.stage: outcome.counts for outcome in result.stages}
+    # something to compare: records in every extracted lane, several chunks, evidence
+    assert all(lane["candidates"] > 0 for lane in counts["extract"]["lanes"])
+    assert counts["extract"]["chunks"] > 50
+    assert counts["report"]["contexts"] > 10

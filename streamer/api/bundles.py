@@ -30,6 +30,7 @@ from streamer.framework.evidence.projector import (
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.safe_text import quoted
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.output import schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.output.bundle_publication import publishing, staged_bundle
@@ -58,7 +59,7 @@ class BundleResult:
 
 def bundle(
     config: Configuration,
-    source: Source,
+    source: Source | AcceptedSource,
     lanes_dir: str | os.PathLike[str],
     output: str | os.PathLike[str],
     *,
@@ -73,6 +74,8 @@ def bundle(
     validated, then one pass over the source validates and digests every unit, collects
     the chunk map and, when evidence publication is enabled, projects the evidence
     context. The bundle is assembled in a temporary sibling folder and swapped into place.
+    ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
+    again (the same bytes are published).
     """
     check_jobs(options.get("jobs", 1))
     destination = Path(output)
@@ -80,7 +83,8 @@ def bundle(
     warn = warning(options)
     writer = OUTPUTS.get(config.output_module)
     with publishing(destination, force=force, marker=INDEX_FILE):
-        inputs = [("--source", source), *config_input(config.path)]
+        read = source.path if isinstance(source, AcceptedSource) else source
+        inputs = [("--source", read), *config_input(config.path)]
         check_inputs_outside(destination, [*inputs, *lane_inputs(lanes_dir, run_lanes)])
         outputs = read_lane_outputs(config, lanes_dir, run_lanes, warn=lambda _: None)
         found = {lane.lane_id for lane in outputs}

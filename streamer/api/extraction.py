@@ -13,8 +13,9 @@ the first request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from streamer.api.normalization import glossary_of
 from streamer.api.sources import Source, open_source
 from streamer.configuration import Configuration
 from streamer.extraction.cache import ResponseCache
-from streamer.extraction.chunks import chunk_plan
+from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
 from streamer.extraction.run import (
     ChunkProgress,
     LanePlan,
@@ -38,6 +39,7 @@ from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.kinds.extraction import RulesContext
 from streamer.framework.safe_text import quoted, shown_path
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.glossary import party_of
 from streamer.output.publication import DIRECTORY_MODE
@@ -205,7 +207,7 @@ def _check_folder(folder: Path, option: str) -> None:
 
 def extract(
     config: Configuration,
-    source: Source,
+    source: Source | AcceptedSource,
     output_dir: str | os.PathLike[str],
     *,
     lanes: Sequence[str] | None = None,
@@ -227,6 +229,8 @@ def extract(
     ``party`` (speaker -> character) when given. ``environ`` is where the key's
     variable is read (default ``os.environ``); ``sleep`` replaces the backoff's sleep.
     A lane one of whose chunks fails writes no file: see ``ExtractResult.failed_lanes``.
+    ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
+    again, and its chunks are cut from it each time they are read (the same chunks).
     """
     plans, skipped = _plan_lanes(config, lanes)
     model_lanes = [plan for plan in plans if plan.extractor is None]
@@ -239,7 +243,7 @@ def extract(
     _check_folder(output, "--output-dir")
     if cache_dir is not None:
         _check_folder(cache_folder, "--cache-dir")
-    with open_source(source) as stream, chunk_plan(config, stream, buffer_size) as plan:
+    with _chunk_plan(config, source, buffer_size) as plan:
         os.makedirs(output, mode=DIRECTORY_MODE, exist_ok=True)
         os.makedirs(cache_folder, mode=DIRECTORY_MODE, exist_ok=True)
         cache = ResponseCache(cache_folder)
@@ -275,6 +279,17 @@ def extract(
             tuple(lane.receipt() for lane in plans),
             tuple(skipped),
         )
+
+
+@contextlib.contextmanager
+def _chunk_plan(
+    config: Configuration, source: Source | AcceptedSource, buffer_size: int
+) -> Iterator[ChunkPlan]:
+    if isinstance(source, AcceptedSource):
+        yield accepted_chunk_plan(config, source)
+        return
+    with open_source(source) as stream, chunk_plan(config, stream, buffer_size) as plan:
+        yield plan
 
 
 def check_extraction(

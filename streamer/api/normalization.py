@@ -22,6 +22,7 @@ from streamer.configuration import Configuration
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path
 from streamer.framework.safe_text import shown_path
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.candidates import (
     CandidatesFile,
@@ -92,7 +93,7 @@ def glossary_of(config: Configuration, glossary: str | os.PathLike[str] | None) 
 
 def normalize(
     config: Configuration,
-    source: Source,
+    source: Source | AcceptedSource,
     candidates_dir: str | os.PathLike[str],
     output_dir: str | os.PathLike[str],
     *,
@@ -113,6 +114,8 @@ def normalize(
     check, the cited units); the headers must name that document. Rejected candidates are
     reported through ``warn``, one line each. With ``pipeline.normalization.support: off``
     nothing is checked against the cited text and ``normalization.json`` records it.
+    ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
+    again (the same bytes are published).
     """
     destination = Path(output_dir)
     check_output_dir(destination, force=force)

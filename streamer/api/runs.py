@@ -38,6 +38,7 @@ from streamer.api.run_options import Progress
 from streamer.api.stages import (
     BUNDLE,
     CANDIDATES,
+    IMPORT,
     LANES,
     REPORT,
     RunPlan,
@@ -444,7 +445,10 @@ def run(
             for number, stage in enumerate(stages.STAGES, start=1):
                 if staged is not None:
                     staged.stage(stage.name, number, len(stages.STAGES))
-                outcomes.append(_run_stage(stage, plan, known))
+                outcome = _run_stage(stage, plan, known)
+                if stage.name == IMPORT:  # the later stages read what it accepted
+                    plan.accept(outcome.counts)
+                outcomes.append(outcome)
             _publish_bundle(plan.path(BUNDLE), destination, known)
             _publish_report(plan.path(REPORT), report, known)
     except BaseException as error:

@@ -17,6 +17,7 @@ from streamer.framework.errors import (
     ConfigurationError,
 )
 from streamer.framework.safe_text import shown_path
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.parallel import MAX_JOBS
 from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
@@ -161,15 +162,29 @@ def check_jobs(jobs: int) -> int:
 
 @contextlib.contextmanager
 def source_batches(
-    source: Source,
+    source: Source | AcceptedSource,
     tap: Callable[[Batches], Batches] | None = None,
     **options: Unpack[ReadOptions],
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted.
     ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384), ``jobs`` (1: parsed
-    in this process; N: by N worker processes, ended with the pass), ``progress`` (none)."""
+    in this process; N: by N worker processes, ended with the pass), ``progress`` (none).
+
+    An ``AcceptedSource`` (the document ``streamer run`` imported and accepted) is read
+    without validating or digesting it again, in this process whatever ``jobs``: the
+    same units in the same order, and its identity as the import accepted it."""
     jobs = check_jobs(options.get("jobs", 1))
+    if isinstance(source, AcceptedSource):
+        with without_cycle_collection():
+            accepted = source.batches(
+                options.get("buffer_size", DEFAULT_BUFFER_SIZE), options.get("progress")
+            )
+            try:
+                yield (accepted if tap is None else tap(accepted)), lambda: source.identity
+            finally:
+                accepted.close()
+        return
     with open_source(source, options.get("progress")) as stream, without_cycle_collection():
         reader = SourceDocumentReader(
             stream,

@@ -25,9 +25,12 @@ from streamer.api.run_options import Progress
 from streamer.api.transcripts import import_transcript
 from streamer.api.work_folder import WorkFolder, file_digest, value_digest
 from streamer.configuration import Configuration
+from streamer.framework.source.accepted import AcceptedSource
+from streamer.framework.source.envelope import DocumentIdentity
 from streamer.importers.formats import ImportOptions
 from streamer.output.publication import DIRECTORY_MODE
 
+IMPORT = "import"
 SOURCE = "source.jsonl"
 CANDIDATES = "candidates"
 CACHE = "cache"
@@ -56,9 +59,26 @@ class RunPlan:
     import_options: ImportOptions = field(default_factory=ImportOptions)
     config_text: str = ""
     _config_digest: str | None = field(default=None, repr=False)
+    accepted: DocumentIdentity | None = None
+    """The identity of ``source.jsonl`` as the import stage accepted it (``accept``)."""
 
     def path(self, name: str) -> Path:
         return self.work.path(name)
+
+    def accept(self, counts: Mapping[str, Any]) -> None:
+        """The import stage completed with ``counts`` (in this run, or in the one whose
+        record matched): ``source.jsonl`` holds the bytes it accepted."""
+        self.accepted = DocumentIdentity(
+            self.document_id, str(counts["semantic_digest"]), int(counts["units"])
+        )
+
+    def source(self) -> AcceptedSource | Path:
+        """What the stages after the import read: the source document it accepted, read
+        without validating or digesting it again (the run checked the file's digest
+        against the import's record); else the file, read as its command reads it."""
+        if self.accepted is None:
+            return self.path(SOURCE)
+        return AcceptedSource(self.path(SOURCE), self.accepted)
 
     @property
     def config_digest(self) -> str:
@@ -154,7 +174,7 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
         return {"chunks": 0, "lanes": [], "failed_lanes": []}
     result = extract(
         plan.config,
-        plan.path(SOURCE),
+        plan.source(),
         candidates,
         lanes=lanes,
         cache_dir=plan.path(CACHE),
@@ -178,7 +198,7 @@ def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
 def _normalize(plan: RunPlan) -> dict[str, Any]:
     result = normalize(
         plan.config,
-        plan.path(SOURCE),
+        plan.source(),
         plan.path(CANDIDATES),
         plan.path(LANES),
         lanes=list(plan.lanes),
@@ -199,7 +219,7 @@ def _bundle_inputs(plan: RunPlan) -> Mapping[str, Path]:
 def _bundle(plan: RunPlan) -> dict[str, Any]:
     result = bundle(
         plan.config,
-        plan.path(SOURCE),
+        plan.source(),
         plan.path(LANES),
         plan.path(BUNDLE),
         lanes=list(plan.lanes),
@@ -238,7 +258,7 @@ def _report(plan: RunPlan) -> dict[str, Any]:
 
 
 STAGES: Sequence[Stage] = (
-    Stage("import", _import_inputs, _import_configuration, (SOURCE,), _import),
+    Stage(IMPORT, _import_inputs, _import_configuration, (SOURCE,), _import),
     Stage(
         "extract",
         _extract_inputs,
