@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import msgspec
 import orjson
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.framework.errors import StreamerError
+from streamer.framework.source import parallel
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import bundle_files
 from tests.support import (
@@ -291,6 +293,33 @@ def test_structural_errors_are_those_of_one_job(tmp_path: Path, form: str) -> No
     assert children() == set()
 
 
+@pytest.mark.parametrize("task_size", [1, 97])
+def test_errors_are_those_of_one_job_whichever_task_they_fall_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task_size: int
+) -> None:
+    """From a file, the workers read ranges of it: a task that fails is read again from
+    the block of ``--jobs 1`` that holds its first line, which may begin in the task
+    before; every error and structural error, in many small tasks."""
+    from streamer.framework.source import parallel
+
+    monkeypatch.setattr(parallel, "TASK_SIZE", task_size)
+    monkeypatch.setattr(parallel, "PART_SIZE", 50)
+    case = write_case(tmp_path, UNITS, LANES)
+    items, digest = raw_items(UNITS), digest_of(UNITS)
+    good = jsonl_document(items, digest)
+    documents = [jsonl_document(*plant(kind, 29)) for kind in ERRORS]
+    documents.append(good.replace(b"\n", b"\n\n", 30).replace(b"\n\n", b"\n", 29))
+    documents.append(good + b"\n\n\n" + items[0] + b"\n")
+    documents.append(good[: len(good) // 2])
+    for document in documents:
+        case.source.write_bytes(document)
+        for buffer_size in (5, 300):
+            expected = outcome(evidence_of, case, 1, buffer_size)
+            assert isinstance(expected, tuple)
+            assert outcome(evidence_of, case, 2, buffer_size) == expected
+    assert children() == set()
+
+
 def test_the_command_line_error_and_status_are_those_of_one_job(tmp_path: Path) -> None:
     case = write_case(tmp_path, UNITS, LANES)
     items, digest = plant("start after end", 33)
@@ -329,7 +358,9 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
         "buffer_size": draw(st.integers(1, 300)),
         "jobs": draw(st.sampled_from([2, 3])),
         "window": draw(st.integers(0, 4)),
-        "spoil": draw(st.sampled_from([None, "cut", "digest"])),
+        "spoil": draw(st.sampled_from([None, "cut", "digest", "blank", "bad"])),
+        "task_size": draw(st.sampled_from([1, 40, 300, 1 << 19])),
+        "part_size": draw(st.integers(1, 400)),
     }
 
 
@@ -352,9 +383,19 @@ def test_any_jobs_matches_one_job(document: dict[str, Any]) -> None:
             case.source.write_bytes(data[: len(data) * 2 // 3])
         elif document["spoil"] == "digest":
             case.source.write_bytes(data.replace(case.digest.encode(), b"sha256:" + b"a" * 64))
+        elif document["spoil"] in ("blank", "bad"):  # a blank line, or a line no unit
+            lines = data.split(b"\n")
+            at = len(lines) * 2 // 3
+            lines[at:at] = [b"" if document["spoil"] == "blank" else b"[]"]
+            case.source.write_bytes(b"\n".join(lines))
         size = document["buffer_size"]
         expected = outcome(evidence_of, case, 1, size)
-        assert outcome(evidence_of, case, document["jobs"], size) == expected
+        # the workers are forked: they see the tasks' and parts' sizes patched
+        with (
+            mock.patch.object(parallel, "TASK_SIZE", document["task_size"]),
+            mock.patch.object(parallel, "PART_SIZE", document["part_size"]),
+        ):
+            assert outcome(evidence_of, case, document["jobs"], size) == expected
 
 
 # -- no worker outlives the run ----------------------------------------------

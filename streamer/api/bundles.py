@@ -99,7 +99,8 @@ def bundle(
         chunks = ChunkBoundsTap(config.chunking.max_units, config.chunking.overlap_units)
         projection: ProjectedEvidence | None = None
         try:
-            with source_batches(source, chunks.tap, **read_options(options)) as (
+            wanted = None if request is None else request.referenced_ids()
+            with source_batches(source, chunks.tap, wanted, **read_options(options)) as (
                 batches,
                 identity_of,
             ):

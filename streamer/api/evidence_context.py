@@ -55,7 +55,8 @@ def project(
     selected = [lane_id for lane_id in settings.lanes if lane_id in run_lanes]
     outputs = read_lane_outputs(config, lanes_dir, selected, warning(options))
     request = build_evidence_request(settings.lanes, settings.window_units, outputs)
-    with source_batches(source, **read_options(options)) as (batches, identity_of):
+    wanted = request.referenced_ids()
+    with source_batches(source, wanted=wanted, **read_options(options)) as (batches, identity_of):
         return project_evidence(request, batches, identity_of)
 
 

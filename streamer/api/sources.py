@@ -164,12 +164,15 @@ def check_jobs(jobs: int) -> int:
 def source_batches(
     source: Source | AcceptedSource,
     tap: Callable[[Batches], Batches] | None = None,
+    wanted: frozenset[str] | None = None,
     **options: Unpack[ReadOptions],
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted.
-    ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384), ``jobs`` (1: parsed
-    in this process; N: by N worker processes, ended with the pass), ``progress`` (none).
+    ``wanted``: unit IDs the consumer looks for (the workers of ``jobs`` find them:
+    ``Batch.hits``). ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384),
+    ``jobs`` (1: parsed in this process; N: by N worker processes, ended with the pass),
+    ``progress`` (none).
 
     An ``AcceptedSource`` (the document ``streamer run`` imported and accepted) is read
     without validating or digesting it again, in this process whatever ``jobs``: the
@@ -191,6 +194,7 @@ def source_batches(
             buffer_size=options.get("buffer_size", DEFAULT_BUFFER_SIZE),
             batch_units=options.get("batch_units", JSON_BATCH_UNITS),
             jobs=jobs,
+            wanted=wanted,
         )
         batches = reader.batches()
         try:

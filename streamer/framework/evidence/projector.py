@@ -157,16 +157,25 @@ class _Coverage:
         # when they are taken (``source.parallel``)
         self.pending: list[tuple[int, Sequence[SourceUnit]]] = []
         self.decided = 0  # first undecided position
+        self._trusted: frozenset[str] | None = None  # the reader's set, once found equal
 
-    def read(self, ids: list[str], base: int) -> None:
-        """Index the referenced units among ``ids`` (positions ``base``...)."""
+    def read(self, batch: Batch, base: int) -> None:
+        """Index the referenced units of ``batch`` (positions ``base``...): where the
+        reader found them (``batch.hits``, when it looked for exactly these), or found
+        here among its IDs."""
         references = self.references
-        hits = references.wanted.intersection(ids)
-        if not hits:
-            return
+        hits = batch.hits
+        if hits is not None and self._looked_for(hits.wanted):
+            found: Iterable[tuple[int, str]] = hits.found
+        else:
+            ids = batch.ids
+            wanted = references.wanted.intersection(ids)
+            if not wanted:
+                return
+            offsets = itertools.compress(itertools.count(), map(wanted.__contains__, ids))
+            found = ((offset, ids[offset]) for offset in offsets)
         positions, window = self.positions, self.window
-        for offset in itertools.compress(itertools.count(), map(hits.__contains__, ids)):
-            unit_id = ids[offset]
+        for offset, unit_id in found:
             position = base + offset
             if unit_id in positions:
                 raise SourceError(
@@ -184,6 +193,14 @@ class _Coverage:
                 start = self.open.pop(index, None)
                 if start is not None:
                     self.closed.append((start - window, position + window))
+
+    def _looked_for(self, wanted: frozenset[str]) -> bool:
+        """Whether ``wanted`` is the set of referenced IDs (compared once a set)."""
+        if wanted is not self._trusted:
+            if wanted != self.references.wanted:
+                return False
+            self._trusted = wanted
+        return True
 
     def units(self, low: int, high: int) -> list[SourceUnit]:
         """The pending units at positions ``low`` to ``high``."""
@@ -243,8 +260,9 @@ def project_evidence(
     base = 0
     try:
         try:
-            for units, ids in batches:
-                coverage.read(ids, base)
+            for batch in batches:
+                units = batch.units
+                coverage.read(batch, base)
                 coverage.pending.append((base, units))
                 base += len(units)
                 writer.emit(coverage, base - 1 - window)

@@ -39,6 +39,15 @@ class EvidenceRequest:
     sources: tuple[tuple[str, DocumentSource], ...]
     citations: tuple[Citation, ...]
 
+    def referenced_ids(self) -> frozenset[str]:
+        """The unit IDs at either end of a reference: what the projector looks for in the
+        source (a reader given them finds them beside the parse: ``--jobs``)."""
+        return frozenset(
+            unit_id
+            for citation in self.citations
+            for unit_id in (citation.reference.start_unit_id, citation.reference.end_unit_id)
+        )
+
 
 def build_evidence_request(
     lanes: Sequence[str], window_units: int, outputs: Iterable[LaneOutput[Any]]

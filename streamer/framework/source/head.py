@@ -73,8 +73,8 @@ def scan_head(
         if bytes(data[end : end + 1]) not in (b"\n", b""):
             raise SourceError(_NOT_ONE_LINE)
         position = end + 1
-    rest = io.BufferedReader(Replay(bytes(data[position:]), stream), buffer_size=buffer_size)
-    return form, rest
+    replay = Replay(bytes(data[position:]), stream, head_size=position)
+    return form, io.BufferedReader(replay, buffer_size=buffer_size)
 
 
 def _head_string(head: Head, position: int, where: str) -> tuple[str, int]:
@@ -118,11 +118,13 @@ def string_value(raw: bytes, where: str) -> str:
 
 
 class Replay(io.RawIOBase):
-    """A raw stream that first replays ``prefix`` and then reads on from ``stream``."""
+    """A raw stream that first replays ``prefix`` and then reads on from ``stream``;
+    ``head_size``: the bytes of ``stream`` read before ``prefix`` (the head)."""
 
-    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
+    def __init__(self, prefix: bytes, stream: BinaryIO, head_size: int = 0) -> None:
         self._prefix = memoryview(prefix)
         self._stream: Any = stream
+        self.head_size = head_size
 
     def readable(self) -> bool:
         return True

@@ -22,9 +22,11 @@ from streamer.framework.errors import SourceError
 from streamer.framework.json_bytes import duplicate_message, first_duplicate
 from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.units import (
+    LineMarks,
     canonical_units,
     convert_units,
     decode_lines,
+    encode_canonical,
     has_duplicate_members,
 )
 
@@ -40,9 +42,11 @@ class JsonLinesParser:
     seen (0: none), which no unit may follow.
     """
 
-    def __init__(self, first_line: int, blank: int = 0) -> None:
+    def __init__(self, first_line: int, blank: int = 0, marks: LineMarks | None = None) -> None:
         self._next_line = first_line
         self._blank = blank
+        self._marks = marks
+        self._encode = encode_canonical if marks is None else marks.encode
 
     @property
     def next_line(self) -> int:
@@ -63,7 +67,7 @@ class JsonLinesParser:
         checked = problem = None
         if units:
             try:
-                checked = canonical_units(units, where)
+                checked = canonical_units(units, where, self._encode)
             except SourceError as error:
                 problem = error  # raised below, once the lines are known to be numbered right
             else:
@@ -72,6 +76,8 @@ class JsonLinesParser:
                     # each line one unit as compact as its canonical JSON: no blank line and
                     # no repeated member (``has_duplicate_members``), nothing more to count
                     self._next_line += len(units)
+                    if self._marks is not None:
+                        self._marks.commit(len(units))
                     yield units, lines, ids
                     return
         block = bytes(block)  # the exact way: counted, split and searched as bytes
@@ -85,9 +91,13 @@ class JsonLinesParser:
         if problem is not None:
             raise problem
         if units:
-            lines, ids, dropped = canonical_units(units, where) if checked is None else checked
+            if checked is None:
+                checked = canonical_units(units, where, self._encode)
+            lines, ids, dropped = checked
             if has_duplicate_members(block, newlines, lines, len(units), dropped):
                 _locate_duplicate_line(block, first)  # when there is one
+            if self._marks is not None:
+                self._marks.commit(len(units))
             yield units, lines, ids
 
     def _line_by_line(self, lines: list[bytes], first: int) -> list[Any]:

@@ -13,9 +13,13 @@ The reader is the facade of four parts, one job each:
 - ``source.json_lines``: JSON Lines, in blocks of whole lines, each parsed in one call;
 - ``source.json_form``: the items of ``units`` of the JSON form, a buffer at a time
   (its quick and exact scans), and the members after ``units``;
-- ``source.parallel``: with ``jobs`` > 1, the blocks of JSON Lines parsed by worker
-  processes (an ``OrderedPool``), to the same units, digest and errors. (The JSON form
-  is read in this process whatever ``jobs``.)
+- ``source.parallel``: with ``jobs`` > 1, the lines of JSON Lines parsed by worker
+  processes (an ``OrderedPool``), to the same units, digest and errors; from a regular
+  file, each worker reads its lines itself. (The JSON form is read in this process
+  whatever ``jobs``.)
+
+``wanted``: unit IDs the consumer looks for; with ``jobs`` > 1 the workers find where
+they are in each batch (``Batch.hits``; with one job the consumer looks them up).
 
 Both forms refuse repeated member names; every error names a line or a JSON path, never
 content.
@@ -23,6 +27,9 @@ content.
 
 from __future__ import annotations
 
+import io
+import os
+import stat
 from collections.abc import Generator, Iterator
 from typing import BinaryIO
 
@@ -58,10 +65,13 @@ class SourceDocumentReader:
         buffer_size: int = DEFAULT_BUFFER_SIZE,
         batch_units: int = JSON_BATCH_UNITS,
         jobs: int = 1,
+        wanted: frozenset[str] | None = None,
     ) -> None:
         self._buffer_size = max(buffer_size, 1)
         self._batch_units = max(batch_units, 1)
         self._jobs = jobs
+        self._wanted = wanted
+        self._start = _file_position(stream) if jobs > 1 else None
         self._envelope = Envelope()
         self._identity: DocumentIdentity | None = None
         self._read = False
@@ -88,17 +98,24 @@ class SourceDocumentReader:
 
     def _batches(self) -> Generator[Batch, None, None]:
         digest = SemanticDigest()
+        wanted = self._wanted
         if self._jobs > 1 and self.form == "jsonl":  # parsed by workers
-            from streamer.framework.source.parallel import parallel_batches
+            from streamer.framework.source import parallel
 
-            blocks = line_blocks(self._stream.raw, self._buffer_size)
-            count = yield from parallel_batches(blocks, digest, self._jobs)
+            if self._start is not None:  # a regular file: the workers read it
+                descriptor, start = self._start
+                source = parallel.FileLines(descriptor, start + self._stream.raw.head_size)
+                read = parallel.file_batches(source, digest, self._jobs, self._buffer_size, wanted)
+            else:
+                blocks = line_blocks(self._stream.raw, self._buffer_size)
+                read = parallel.parallel_batches(blocks, digest, self._jobs, wanted)
+            count = yield from read
         else:
             count = 0
             for units, lines, ids in self._parsed():
                 digest.add_canonical_lines(lines)
                 count += len(units)
-                yield Batch(units, ids)
+                yield Batch(units, ids)  # the consumer looks its IDs up itself
         self._identity = self._envelope.identity(self.form, digest, count)
 
     def _parsed(self) -> Iterator[ParsedBlock]:
@@ -117,3 +134,16 @@ class SourceDocumentReader:
         if self._identity is None:
             raise RuntimeError("the source document has not been read to its end")
         return self._identity
+
+
+def _file_position(stream: BinaryIO) -> tuple[int, int] | None:
+    """The descriptor of ``stream`` and its position, when it reads a regular file from
+    its descriptor's position (``None``: a pipe, a terminal, a stream of another kind)."""
+    try:
+        descriptor = stream.fileno()
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode) or not stream.seekable():
+            return None
+        position = stream.tell()
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return descriptor, position

@@ -12,6 +12,7 @@ content-safe error.
 
 from __future__ import annotations
 
+import array
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -76,12 +77,24 @@ def convert_units(objects: list[Any], where: Where) -> list[SourceUnit]:
             raise SourceError(f"{where(0)}: a unit of this batch breaks the contract") from None
 
 
+class Hits(NamedTuple):
+    """Where the unit IDs a reader was asked to look for (``wanted``) are in a batch:
+    (offset in the batch, unit ID) of each unit whose ID is wanted, in order. Found
+    beside the parse (by the worker processes of ``--jobs``), so that the consumer need
+    not look the batch's IDs up again."""
+
+    wanted: frozenset[str]
+    found: list[tuple[int, str]]
+
+
 class Batch(NamedTuple):
     """Validated units in document order, with their unit IDs (read in the same loop
-    that checks them: each unit is touched once while it is still in cache)."""
+    that checks them: each unit is touched once while it is still in cache) and, when
+    the reader was given IDs to look for, where they are (``hits``)."""
 
     units: Sequence[SourceUnit]  # a list, or decoded on demand (``source.parallel``)
-    ids: list[str]
+    ids: Sequence[str]  # a list, or decoded when first read (``source.parallel``)
+    hits: Hits | None = None
 
 
 class Dropped(NamedTuple):
@@ -97,7 +110,60 @@ _REFERENCE_SIZE = len(b',"source_ref":{"start_unit_id":,"end_unit_id":}')
 _EMPTY_METADATA_SIZE = len(b',"metadata":{}')
 
 
-def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[str], Dropped]:
+def encode_canonical(units: list[SourceUnit]) -> bytes:
+    """The canonical lines of checked ``units``, one call."""
+    return _canonical.encode_lines(units)
+
+
+class LineMarks:
+    """Where some of the canonical lines of the blocks a parser yields start: the first
+    of every ``EVERY`` units of each block, as (line index, byte offset) among all the
+    lines yielded, found for nothing while they are encoded (``EVERY`` units at a time).
+    A consumer of the lines finds any other line from the mark before it, in at most
+    ``EVERY - 1`` searches for a newline (``source.parallel``).
+
+    ``encode`` is the encoder of ``canonical_units``; ``commit`` records the marks of its
+    last call, when the parser yields what it encoded (a block may be encoded twice)."""
+
+    EVERY = 32
+
+    def __init__(self) -> None:
+        self.lines = array.array("q")
+        self.offsets = array.array("q")
+        self.count = 0  # lines committed
+        self.size = 0  # and their bytes
+        self._sizes: list[int] = []  # of the groups of the last encoding
+
+    def encode(self, units: list[SourceUnit]) -> bytes:
+        every = self.EVERY
+        if len(units) <= every:
+            lines = _canonical.encode_lines(units)
+            self._sizes = [len(lines)]
+            return lines
+        groups = [
+            _canonical.encode_lines(units[i : i + every]) for i in range(0, len(units), every)
+        ]
+        self._sizes = [len(group) for group in groups]
+        return b"".join(groups)
+
+    def commit(self, count: int) -> None:
+        """The last encoding, of ``count`` units, was yielded."""
+        line, offset = self.count, self.size
+        for size in self._sizes:
+            self.lines.append(line)
+            self.offsets.append(offset)
+            line += self.EVERY
+            offset += size
+        self.count += count
+        self.size = offset
+        self._sizes = []
+
+
+def canonical_units(
+    units: list[SourceUnit],
+    where: Where,
+    encode: Callable[[list[SourceUnit]], bytes] = encode_canonical,
+) -> tuple[bytes, list[str], Dropped]:
     """Finish validating ``units`` (in place) and return their canonical JSON, one line a
     unit, each ending with ``\\n``, which is exactly what the semantic digest covers,
     their unit IDs, and what of their JSON text the canonical JSON drops (see
@@ -106,7 +172,8 @@ def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[
     What a type cannot state is checked here, a batch at a time: in one loop,
     ``start_ms <= end_ms`` and which units have empty metadata (it is the same as none, and
     dropped); a self-reference must cite its unit (and is then dropped: the digest does
-    not cover it). Then one encoding.
+    not cover it). Then one encoding (``encode``: ``encode_canonical``, or a
+    ``LineMarks``' that notes where some lines start).
     """
     empty = _check_metadata(units, where)
     ids = [unit.unit_id for unit in units]
@@ -117,7 +184,7 @@ def canonical_units(units: list[SourceUnit], where: Where) -> tuple[bytes, list[
             unit.metadata = UNSET
         quotes += 2 * len(empty)
         size += _EMPTY_METADATA_SIZE * len(empty)
-    return _canonical.encode_lines(units), ids, Dropped(quotes, size)
+    return encode(units), ids, Dropped(quotes, size)
 
 
 def _check_metadata(units: list[SourceUnit], where: Where) -> list[SourceUnit]:

@@ -1,0 +1,130 @@
+"""The parts of ``--jobs`` on their own, each against a brute-force reference written
+here: the tasks of a file (``FileLines``: every line read once, by the task its first
+byte falls in), where a line starts (``CanonicalUnits`` from ``LineMarks``), and where the
+wanted unit IDs are (``find_hits``)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamer.framework.source import parallel
+from streamer.framework.source.json_lines import JsonLinesParser
+from streamer.framework.source.parallel import CanonicalUnits, FileLines, find_hits
+from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.units import LineMarks
+
+LINE = st.binary(max_size=9).map(lambda data: data.replace(b"\n", b"x"))
+
+
+def reference_lines(data: bytes) -> list[tuple[int, bytes]]:
+    """Every line of ``data`` with where it starts (the last one without its newline)."""
+    lines, start = [], 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end + 1
+        lines.append((start, data[start:end]))
+        start = end
+    return lines
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    head=st.binary(max_size=6).map(lambda data: data.replace(b"\n", b"h") + b"\n"),
+    lines=st.lists(LINE, max_size=30),
+    ended=st.booleans(),
+    task_size=st.integers(1, 40),
+)
+def test_the_tasks_of_a_file_read_each_line_once_in_order(
+    head: bytes, lines: list[bytes], ended: bool, task_size: int
+) -> None:
+    body = b"\n".join(lines) + (b"\n" if ended and lines else b"")
+    data = head + body
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "source.jsonl"
+        path.write_bytes(data)
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            source = FileLines(descriptor, len(head))
+            parallel_size = parallel.TASK_SIZE
+            parallel.TASK_SIZE = task_size
+            try:
+                tasks = [
+                    parallel._RANGE.unpack(task) for _, task in parallel._ranges(source, len(data))
+                ]
+            finally:
+                parallel.TASK_SIZE = parallel_size
+            pieces = []
+            for start, end, last in tasks:
+                buffer, size = source.lines(start, end, last)
+                pieces.append((start, end, last, bytes(buffer[:size])))
+        finally:
+            os.close(descriptor)
+    expected = reference_lines(body)
+    assert b"".join(piece for *_, piece in pieces) == body
+    assert [last for _, _, last, _ in pieces] == [False] * (len(pieces) - 1) + [True]
+    taken = 0
+    for start, end, last, piece in pieces:  # each task: the lines that start in its range
+        got = [line for _, line in reference_lines(piece)]
+        theirs = expected[taken : taken + len(got)]
+        assert got == [line for _, line in theirs]
+        assert all(start <= len(head) + at and (last or len(head) + at < end) for at, _ in theirs)
+        taken += len(got)
+    assert taken == len(expected)
+
+
+UNIT = st.builds(
+    lambda i, text: {"unit_id": f"u{i}", "kind": "utterance", "text": text},
+    st.integers(0, 10**6),
+    st.text(alphabet=st.sampled_from('aé🎲"\\\n\u2028 '), max_size=8),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    items=st.lists(UNIT, min_size=1, max_size=120),
+    parts=st.lists(st.integers(1, 40), min_size=1, max_size=8),
+    every=st.integers(1, 9),
+    slices=st.lists(st.tuples(st.integers(0, 120), st.integers(0, 120)), max_size=12),
+)
+def test_a_slice_of_canonical_lines_is_found_from_the_marks(
+    items: list[dict[str, str]],
+    parts: list[int],
+    every: int,
+    slices: list[tuple[int, int]],
+) -> None:
+    """Lines parsed in blocks of any sizes, marked every ``every`` units of each block:
+    any run of units is decoded from the right lines, in any order of asking."""
+    lines = [msgspec.json.encode(item) + b"\n" for item in items]
+    marks = LineMarks()
+    marks.EVERY = every
+    parser = JsonLinesParser(first_line=1, marks=marks)
+    canonical, position, turn = b"", 0, 0
+    while position < len(lines):
+        size = parts[turn % len(parts)]
+        block = b"".join(lines[position : position + size])
+        canonical += b"".join(parsed[1] for parsed in parser.parse(block))
+        position, turn = position + size, turn + 1
+    expected = [msgspec.convert(item, SourceUnit) for item in items]
+    data = bytearray(b"head" + canonical)
+    units = CanonicalUnits(data, 4, len(canonical), len(items), (marks.lines, marks.offsets))
+    assert list(marks.lines) == sorted(marks.lines)
+    for low, high in slices:
+        assert units[low:high] == expected[low:high]
+    assert units[:] == expected
+    assert units[-1] == expected[-1]
+
+
+@given(
+    ids=st.lists(st.sampled_from(["a", "b", "c", "d", "é"]), max_size=20),
+    wanted=st.frozensets(st.sampled_from(["a", "c", "é", "z"])),
+)
+def test_the_hits_are_every_wanted_id_in_order(ids: list[str], wanted: frozenset[str]) -> None:
+    assert find_hits(wanted, ids) == [
+        (i, unit_id) for i, unit_id in enumerate(ids) if unit_id in wanted
+    ]
