@@ -54,6 +54,40 @@ def table(results: Sequence[Result]) -> list[str]:
     return lines
 
 
+JOBS_TARGET = 0.75  # --jobs 2 at most this share of --jobs 1's wall time (issue 24)
+
+
+def jobs_table(results: Sequence[Result]) -> list[str]:
+    """``--jobs 2`` against ``--jobs 1`` (``evidence`` and ``bundle``) and ``evidence
+    --jobs 2`` against polars, for each case where they ran: wall and CPU ratios, and the
+    share of polars' peak memory."""
+    ok = {(r.profile, r.size, r.form, r.contender): r for r in results if r.state == "ok"}
+    cases = dict.fromkeys((r.profile, r.size, r.form) for r in results)
+    lines = [
+        "| profile | size | form | comparison | wall (s) | wall ratio | CPU ratio "
+        "| peak RSS ratio | target |",
+        "| --- | ---: | --- | --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    pairs = [
+        ("evidence-jobs", "evidence", f"<= {JOBS_TARGET}"),
+        ("bundle-jobs", "bundle", f"<= {JOBS_TARGET}"),
+        ("evidence-jobs", "polars", "< 1, RSS <= 0.1"),
+        ("evidence", "polars", "< 1, RSS <= 0.1"),
+    ]
+    for case in cases:
+        for mine, theirs, target in pairs:
+            a, b = ok.get((*case, mine)), ok.get((*case, theirs))
+            if a is None or b is None:
+                continue
+            lines.append(
+                f"| {' | '.join(case)} | {mine} / {theirs} "
+                f"| {_number(a.wall, 2)} / {_number(b.wall, 2)} "
+                f"| {_number(_ratio(a.wall, b.wall), 2)} | {_number(_ratio(a.cpu, b.cpu), 2)} "
+                f"| {_number(_ratio(a.peak_rss, b.peak_rss), 3)} | {target} |"
+            )
+    return lines if len(lines) > 2 else []
+
+
 def variants_table(results: Sequence[Result]) -> list[str]:
     lines = [
         "| profile | size | form | contender | variant | wall (s) | CPU (s) | peak RSS (MiB) "
@@ -121,6 +155,9 @@ def write_markdown(
     lines += ["", "## Command", "", "```", command, "```", "", "## Contenders", ""]
     lines += [f"- `{c.name}`: {c.summary}" for c in contenders]
     lines += ["", "## Results", "", *table(results)]
+    jobs = jobs_table(results)
+    if jobs:
+        lines += ["", "## Both cores: `--jobs 2` against `--jobs 1`, and against polars", "", *jobs]
     variants = variants_table(results)
     if variants:
         lines += ["", "## Floor variants (the fastest right one is the floor)", "", *variants]
