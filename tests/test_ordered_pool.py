@@ -81,6 +81,20 @@ def test_a_pool_is_used_for_several_maps_and_works_in_place() -> None:
             assert results == [b"!yz", b"", b"!" + b"q" * 99_999]
 
 
+def byte_by_byte(kind: int, data: bytearray) -> list[bytes]:
+    """A result in as many parts as the data has bytes (more than ``writev`` takes at
+    once), some empty."""
+    return [bytes([b]) if i % 3 else b"" for i, b in enumerate(data)] + [bytes(data[::3])]
+
+
+def test_a_result_in_more_parts_than_one_write_takes_comes_whole() -> None:
+    data = bytes(range(256)) * 20
+    with OrderedPool(2, byte_by_byte) as pool:
+        results = [bytes(result) for _, result in pool.map([(b"ab", data), (b"cd", data[:7])])]
+    for result, task in zip(results, (data, data[:7]), strict=True):
+        assert result == bytes(b for i, b in enumerate(task) if i % 3) + task[::3]
+
+
 def test_a_map_left_early_and_a_closed_pool_leave_no_worker(before: set[int]) -> None:
     many = [(b"ab", bytes([n]) * 1000) for n in range(2 * 3 * IN_FLIGHT)]
     with OrderedPool(3, reverse) as pool:

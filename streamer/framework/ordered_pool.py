@@ -23,6 +23,7 @@ import collections
 import contextlib
 import ctypes
 import fcntl
+import itertools
 import multiprocessing
 import os
 import queue
@@ -65,12 +66,15 @@ def _read_exact(descriptor: int, size: int) -> bytearray | None:
     return buffer
 
 
+_IOV_MAX = 1024  # the parts ``writev`` takes at once (POSIX's least, Linux's)
+
+
 def _write_all(descriptor: int, parts: Sequence[bytes | memoryview]) -> None:
-    views = [memoryview(part).cast("B") for part in parts if len(part)]
+    views = collections.deque(memoryview(part).cast("B") for part in parts if len(part))
     while views:
-        written = os.writev(descriptor, views)
+        written = os.writev(descriptor, list(itertools.islice(views, _IOV_MAX)))
         while views and written >= len(views[0]):
-            written -= len(views.pop(0))
+            written -= len(views.popleft())
         if views:
             views[0] = views[0][written:]
 

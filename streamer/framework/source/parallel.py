@@ -80,22 +80,25 @@ def _result(
     units = sum(len(batch[0]) for batch in batches)
     if not units:
         return [_RESULT.pack(True, 0, lines, blank, 0, 0, 0, 0)]
-    canonical = batches[0][1] if len(batches) == 1 else b"".join(b[1] for b in batches)
-    ids = batches[0][2] if len(batches) == 1 else [i for batch in batches for i in batch[2]]
+    canonical = [batch[1] for batch in batches]  # written one after the other: not joined
+    ids = list(itertools.chain.from_iterable(batch[2] for batch in batches))
     encoded = _encoder.encode(ids)
     found = b""
     if wanted is not None:
         found = _encoder.encode(find_hits(wanted, ids))
+    size = sum(map(len, canonical))
     count = len(marks.lines)
-    head = _RESULT.pack(True, units, lines, blank, len(canonical), len(encoded), len(found), count)
-    return [head, canonical, encoded, found, memoryview(marks.lines), memoryview(marks.offsets)]
+    head = _RESULT.pack(True, units, lines, blank, size, len(encoded), len(found), count)
+    marked = [memoryview(marks.lines), memoryview(marks.offsets)]
+    return [head, *canonical, encoded, found, *marked]
 
 
 def find_hits(wanted: frozenset[str], ids: list[str]) -> list[tuple[int, str]]:
-    """Where the IDs of ``wanted`` are among ``ids``: (offset, ID), in order."""
-    if wanted.isdisjoint(ids):
-        return []
+    """Where the IDs of ``wanted`` are among ``ids``: (offset, ID), in order (each ID
+    hashed once: by the intersection, which keeps its hash for the second look)."""
     hits = wanted.intersection(ids)
+    if not hits:
+        return []
     offsets = itertools.compress(itertools.count(), map(hits.__contains__, ids))
     return [(offset, ids[offset]) for offset in offsets]
 
