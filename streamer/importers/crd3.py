@@ -41,6 +41,11 @@ class _Turn(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     NUMBER: Annotated[int, msgspec.Meta(ge=0)]
 
 
+def _turn_strings(turns: list[_Turn]) -> int:
+    """The member names and string values the turns were decoded from."""
+    return 3 * len(turns) + sum(len(turn.NAMES) + len(turn.UTTERANCES) for turn in turns)
+
+
 def turn_unit_id(number: int) -> str:
     return f"t{number:05d}"
 
@@ -64,7 +69,7 @@ def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
     any other run is read turn by turn, which raises the located error of the first turn
     at fault."""
     previous = -1
-    for start, items in array_runs(stream, "TURNS", _Turn):
+    for start, items in array_runs(stream, "TURNS", _Turn, _turn_strings):
         if type(items[0]) is _Turn:
             numbers = [turn.NUMBER for turn in items]
             if numbers[0] > previous and all(map(operator.lt, numbers, numbers[1:])):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal, DecimalException
 from typing import Any, BinaryIO
 
@@ -51,6 +51,7 @@ from streamer.framework.json_events import MemberNames
 BUFFER_SIZE = 1 << 16
 _WHITE_SPACE = b" \t\r\n"
 _decoder = msgspec.json.Decoder(float_hook=Decimal)
+Typed = tuple[Callable[[bytes], Any], Callable[[list[Any]], int] | None]  # decode, count
 _encoder = msgspec.json.Encoder(decimal_format="number")
 
 
@@ -128,8 +129,15 @@ def array_items(stream: BinaryIO, member: str) -> Iterator[tuple[int, Any]]:
         yield from enumerate(items, index)
 
 
+Strings = Callable[[list[Any]], int]  # the member names and string values of decoded items
+
+
 def array_runs(
-    stream: BinaryIO, member: str, item_type: type[msgspec.Struct] | None = None
+    stream: BinaryIO,
+    member: str,
+    item_type: type[msgspec.Struct] | None = None,
+    strings: Strings | None = None,
+    others: Mapping[str, tuple[type[msgspec.Struct], Strings]] | None = None,
 ) -> Iterator[tuple[int, list[Any]]]:
     """``(index of the first, items)`` for each run of items of the array ``$.<member>``
     (which is required), in order: the items ``array_items`` gives, a run at a time (a
@@ -139,10 +147,19 @@ def array_runs(
     to ``UNSET``, so that it encodes exactly the members it was decoded from), each run of
     the fast path is first decoded as a list of it: a run that decodes, and has as many
     strings as its items encode (no member repeated), is given as those structs; any other
-    run is read as without it."""
+    run is read as without it. ``strings`` counts the strings of such items (member names
+    and string values: those that encoding them would write) without encoding them.
+    ``others`` does the same for other top-level arrays, read and dropped: a struct and its
+    count, tried before a plain decoding (only to check them, faster)."""
     progress = _Progress(member)
-    typed = None if item_type is None else msgspec.json.Decoder(list[item_type]).decode  # type: ignore[valid-type]
-    source = _Diverting(stream, member, typed)
+    typed = {
+        name: (msgspec.json.Decoder(list[kind]).decode, count)  # type: ignore[valid-type]
+        for name, (kind, count) in {
+            **(others or {}),
+            **({} if item_type is None else {member: (item_type, strings)}),
+        }.items()
+    }
+    source = _Diverting(stream, typed)
     try:
         for name, runs in _top_level_arrays(source, progress):
             if name != member:
@@ -206,12 +223,9 @@ class _Diverting:
     """The stream as ijson reads it, scanned for its nesting: each array that is a member
     of the top-level object is cut out (ijson reads ``[]``), and read by ``items``."""
 
-    def __init__(
-        self, stream: BinaryIO, member: str = "", typed: Callable[[bytes], Any] | None = None
-    ) -> None:
+    def __init__(self, stream: BinaryIO, typed: Mapping[str, Typed] | None = None) -> None:
         self._stream = stream
-        self._member = member
-        self._typed = typed  # tried on the runs of ``member`` only
+        self._typed = typed or {}  # tried on the runs of the arrays it names
         self._scan = NestingScan()
         self._held = b""  # read from the stream, not yet given out
         self.at_array = False  # the input given to ijson ends with such an array's "["
@@ -243,7 +257,7 @@ class _Diverting:
         scan = NestingScan(depth=2)
         pending: list[bytes] = []  # the bytes of items not yet complete
         first = True  # no run of this array decoded yet
-        typed = self._typed if name == self._member else None
+        typed = self._typed.get(name)
         data, self._held = self._held, b""
         while True:
             if not data:
@@ -275,7 +289,7 @@ class _Diverting:
 
 
 def _run(
-    name: str, run: bytes, first: bool, *, final: bool, typed: Callable[[bytes], Any] | None = None
+    name: str, run: bytes, first: bool, *, final: bool, typed: Typed | None = None
 ) -> Iterator[list[Any]]:
     """The items of ``run``, complete items of the array ``name`` with the separator
     before them (none before the first run); at the array's end (``final``) it may hold
@@ -291,13 +305,16 @@ def _run(
             raise ijson.JSONError("a separator without an item")
     text = b"[" + body + b"]"
     if typed is not None:
+        decode, strings = typed
         try:
-            items = typed(text)
+            items = decode(text)
         except (msgspec.DecodeError, msgspec.ValidationError):
             items = None
-        if items and string_literals(body) == string_literals(_encoder.encode(items)):
-            yield items
-            return
+        if items:
+            count = string_literals(_encoder.encode(items)) if strings is None else strings(items)
+            if string_literals(body) == count:
+                yield items
+                return
     try:
         items = _decoder.decode(text)
     except (msgspec.DecodeError, DecimalException):  # the reference path locates it

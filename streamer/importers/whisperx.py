@@ -27,6 +27,7 @@ from streamer.importers.json_items import array_runs
 
 _MAX_SECONDS = Decimal(MAX_SAFE_INTEGER) / 1000
 _MAX_WHOLE_SECONDS = MAX_SAFE_INTEGER // 1000
+_ZERO, _THOUSAND = Decimal(0), Decimal(1000)
 
 
 def seconds_to_ms(value: Any, path: str) -> int | None:
@@ -49,13 +50,31 @@ def seconds_to_ms(value: Any, path: str) -> int | None:
 
 
 class _Word(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A word of an aligned segment, as WhisperX writes it (read, never used)."""
+    """A word of an aligned segment, as WhisperX writes it (read, never used: its numbers
+    are floats, cheaper than decimals)."""
 
     word: str | UnsetType = UNSET
-    start: Decimal | UnsetType | None = UNSET
-    end: Decimal | UnsetType | None = UNSET
-    score: Decimal | UnsetType | None = UNSET
+    start: float | UnsetType | None = UNSET
+    end: float | UnsetType | None = UNSET
+    score: float | UnsetType | None = UNSET
     speaker: str | UnsetType | None = UNSET
+
+
+def _word_strings(words: list[_Word]) -> int:
+    """The member names and string values the words were decoded from."""
+    count = 0
+    for word in words:
+        text, speaker = word.word, word.speaker
+        count += (
+            (text is not UNSET)
+            + (type(text) is str)
+            + (word.start is not UNSET)
+            + (word.end is not UNSET)
+            + (word.score is not UNSET)
+            + (speaker is not UNSET)
+            + (type(speaker) is str)
+        )
+    return count
 
 
 class _Segment(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -68,11 +87,31 @@ class _Segment(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     words: list[_Word] | UnsetType = UNSET
 
 
+def _segment_strings(segments: list[_Segment]) -> int:
+    """The member names and string values the segments were decoded from."""
+    count = 0
+    for segment in segments:
+        speaker, words = segment.speaker, segment.words
+        count += (
+            2  # text
+            + (segment.start is not UNSET)
+            + (segment.end is not UNSET)
+            + (speaker is not UNSET)
+            + (type(speaker) is str)
+        )
+        if words is not UNSET:
+            count += 1 + _word_strings(words)
+    return count
+
+
 def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
     """A run of segments decoded as ``_Segment`` gives its units in bulk when every one is
     in range; any other run is read segment by segment, which raises the located error."""
     count = 0
-    for start, items in array_runs(stream, "segments", _Segment):
+    runs = array_runs(
+        stream, "segments", _Segment, _segment_strings, {"word_segments": (_Word, _word_strings)}
+    )
+    for start, items in runs:
         if type(items[0]) is _Segment:
             units = _segment_units(items, count)
             if units is not None:
@@ -88,12 +127,14 @@ def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
 
 
 def _milliseconds(value: Decimal | UnsetType | None) -> int | None:
-    """``value`` seconds in milliseconds; raises ``ValueError`` when out of range."""
+    """``value`` seconds in milliseconds; raises ``ValueError`` when out of range. (The
+    constants are decimals: a decimal compared with or multiplied by an int converts it
+    each time, four times the cost.)"""
     if value is None or value is UNSET:
         return None
-    if not 0 <= value <= _MAX_SECONDS:
+    if not _ZERO <= value <= _MAX_SECONDS:
         raise ValueError(value)
-    return int((value * 1000).to_integral_value(rounding=ROUND_HALF_UP))
+    return int((value * _THOUSAND).to_integral_value(ROUND_HALF_UP))
 
 
 def _segment_units(segments: list[_Segment], count: int) -> list[SourceUnit] | None:
