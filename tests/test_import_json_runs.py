@@ -5,18 +5,21 @@ are absent, null or of another type."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from decimal import Decimal
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
 from streamer.framework.errors import SourceError
-from streamer.importers import json_items
+from streamer.framework.json_bytes import string_literals
+from streamer.importers import crd3, json_items, whisperx
 from streamer.importers.crd3 import read_crd3
 from streamer.importers.whisperx import read_whisperx
 
@@ -24,6 +27,14 @@ TEXT = st.text(
     alphabet=st.sampled_from(["a", " ", "é", '"', "\\", "竜", "[", "}", ","]), max_size=6
 )
 STRINGS = st.lists(TEXT, max_size=3)
+WORDS = [  # words as WhisperX writes them, and others: numbers of every kind, nulls, extras
+    '{"word": "a", "start": 1.5, "end": 2, "score": 0.25, "speaker": "S"}',
+    '{"word": "a", "start": null, "end": 1e3}',
+    '{"word": null, "speaker": null}',
+    '{"score": -0.5, "speaker": "x"}',
+    "{}",
+    '{"word": "a", "extra": 1}',
+]
 
 
 @st.composite
@@ -223,3 +234,45 @@ def test_whisperx_runs_give_the_units_and_errors_of_a_plain_reading(
     assert got_error == want_error
     if want_error != "repeated":
         assert got_units == want_units
+
+
+def _encoded_strings(items: list[Any]) -> int:
+    return string_literals(msgspec.json.Encoder(decimal_format="number").encode(items))
+
+
+@given(items=segments(), words=st.lists(st.sampled_from(WORDS), max_size=6))
+def test_the_strings_counted_from_decoded_segments_and_words_are_those_they_encode(
+    items: list[str], words: list[str]
+) -> None:
+    decoded = _decodable(whisperx._Segment, items)
+    word_items = _decodable(whisperx._Word, words)
+    assert whisperx._segment_strings(decoded) == _encoded_strings(decoded)
+    assert whisperx._word_strings(word_items) == _encoded_strings(word_items)
+
+
+@given(items=turns())
+def test_the_strings_counted_from_decoded_turns_are_those_they_encode(items: list[str]) -> None:
+    decoded = _decodable(crd3._Turn, items)
+    assert crd3._turn_strings(decoded) == _encoded_strings(decoded)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"segments": [{"text": "hi", "words": [{"word": "a", "word": "b"}]}]}',
+        '{"segments": [{"text": "hi"}], "word_segments": [{"word": "x"}, {"end": 1, "end": 2}]}',
+    ],
+)
+def test_a_member_repeated_in_a_word_is_refused(text: str) -> None:
+    with pytest.raises(SourceError, match="appears twice"):
+        list(read_whisperx(io.BytesIO(text.encode())))
+
+
+def _decodable(kind: Any, texts: list[str]) -> list[Any]:
+    """The items of ``texts`` that decode as ``kind`` (the others are read by the
+    reference path, which does not count)."""
+    decoded = []
+    for text in texts:
+        with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+            decoded.append(msgspec.json.decode(text, type=kind))
+    return decoded
