@@ -85,6 +85,10 @@ TOKENS = [
     "casts", ",", ".", "?", "!", "tried", "can", "dome", "hut", "Shield", "\u212aima",
     "Kima", "KIMA", "of", "Vord", "Gilmore's", "gilmore", "Vex", "\u0130", "\u00df",
     "\u03a3", "\n", "\x00", "-", "Misty", "Step", "Sacred", "Flame", "\u00e9", "\ufb01reball",
+    # v3: the other verbs, names said alone, leave asked and given, refusals
+    "use", "throw", "Send", "out", "my", "do", "damage", "Firebolt", "FireBolt", "Oh", "yes",
+    "You", "can", "may", "can't", "don't", "have", "Okay", "Go", "ahead", "Sure", "guess",
+    "right", "\ufb01rebolt", "Dispel", "Magic",
 ]  # fmt: skip
 
 

@@ -1,41 +1,63 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-Version 2 (``dnd/spell-casts-rules@2``). A candidate is one of:
+Version 3 (``dnd/spell-casts-rules@3``). A candidate is one of:
 
 1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
    followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
    such as ``third-level``), by a spell name (``SpellMatcher``: the SRD catalog, its
    aliases, the glossary's ``spells`` aliases; the longest name that matches, compared by
    the catalog's match key, then without the articles, and ``<Name>'s <SRD name>``);
-2. a *spell name used as a verb*: a spoken name of the catalog (``NameForms``: its words,
+2. *another verb* (``use``, ``throw``, ``send``, ``fire``, ``release``, ``do``, and their
+   ``-s`` forms) before a spoken name that is not an ordinary word (``NameForms``), after
+   at most a particle (``out``) and a few fillers but no possessive (``send my spiritual
+   weapon`` moves a spell already up), and not followed by ``damage`` or ``slot``:
+   ``I'll just throw a healing word to him``, ``I'm going to use Vicious Mockery``;
+3. a *spell name used as a verb*: a spoken name of the catalog (``NameForms``: its words,
    case-insensitive, articles added or dropped, a wizard's ``<Name>'s`` before it) that is
    not an ordinary word (``ORDINARY_SPELLS`` need a casting verb), either in the first
    person (``I Plane Shift it``, ``I'll Dimension Door into the house``, ``I'm going to
    Misty Step``) or as an imperative with a target at the start of a clause (``Greater
-   Restoration on Grog``: the next word is ``on``, ``at``, ``into``, ``him``, ``them``...).
+   Restoration on Grog``: the next word is ``on``, ``at``, ``into``, ``him``, ``them``...,
+   or ``right``/``directly``/``straight`` and then one);
+4. a *name said alone*: a party player's unit that is a spoken name that is not an ordinary
+   word and nothing else but a few leading words (``Oh yes, Hunter's Mark.``,
+   ``Firebolt.``: the words run together too); no question mark.
 
 Not a cast, and nothing given: a sentence that is a question (it ends with ``?``); words
 before the verb (or the name) in its clause holding a negation, a modal, a condition, an
-attempt or a failure (``can``, ``would``, ``don't``, ``if``, ``when``, ``tried``, ``try``,
-``attempts``, ``fails``, ``was going to``, ...); the casting noun (``the cast of``).
+attempt, a failure or a hedge (``can``, ``would``, ``don't``, ``if``, ``when``, ``tried``,
+``try``, ``attempts``, ``fails``, ``was going to``, ``guess``, ``maybe``...); the casting
+noun (``the cast of``); a cast the game master refuses (``you can't``, ``you cannot``,
+``you don't have``, ``you do not have`` in the sentences after it in its unit, or in the
+first sentence of the reply). One question is a cast: asking leave in the first person
+(``can I``, ``may I``, ``could I`` before the verb in its sentence, no other blocker) when
+the reply gives it (its first sentence opens with ``you can``, ``you may``, ``yes``,
+``yep``, ``sure`` or ``go ahead`` and holds no ``but``, ``not``, ``no``, ``try``...; or it
+is ``Okay.`` and the next one opens with ``go ahead``). The *reply* is the next unit of
+the chunk when another known speaker says it (``reply_to``): a unit that ends its chunk
+has none, and its copy in the next chunk (the overlap) is read with it.
 
 ``caster``: the speaker's character (the glossary's ``party``) when the statement is in the
-first person; for the game master's narration, the party character named as the subject
-(``Scanlan casts``) or addressed before ``you`` in the sentence (``Keyleth, you cast``): a
-character's name or one of its glossary aliases. Otherwise ``null`` (an imperative says no
-caster). Every caster given is one the support check of normalization accepts.
+first person (and for a question asking leave); for the game master's narration, the party
+character named as the subject (``Scanlan casts``, ``Scanlan throws``) or addressed before
+``you`` in the sentence (``Keyleth, you cast``): a character's name or one of its glossary
+aliases. Otherwise ``null`` (an imperative, a name said alone: no first-person word, so the
+support check would not accept the speaker). Every caster given is one the support check of
+normalization accepts.
 
 Each candidate cites the one unit it was found in; the spell is written as the
 catalog (or the glossary) spells it. Deterministic: by unit, then by position in the text.
 
 The prefilter (``prefilter.WordGate``) hands the per-unit rules only the units whose words
-hold a casting verb (``VERBS``) or every word of a name form (``NameForms.by_words``): a
-rule that finds a cast elsewhere must declare what it reads there to the gate.
+hold a casting verb (``VERBS``), every word of a name form (``NameForms.by_words``) or a
+form's words run together (``NameForms.joined``): every form other than after a casting
+verb needs a name form; a reply is read from the whole chunk.
 ``SpellCastRules(prefilter=False)`` runs them on every unit, and gives the same candidates.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -53,7 +75,7 @@ from streamer.domain.dnd.spell_catalog import (
 from streamer.framework.kinds.extraction import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
-VERSION = "dnd/spell-casts-rules@2"
+VERSION = "dnd/spell-casts-rules@3"
 SPELLS_SECTION = "spells"  # the glossary's spell aliases: {"Tiny Hut": [hut, "the dome"]}
 LONGEST_NAME_WORDS = 8  # the longest catalog name (6 words) and two articles
 MAX_FILLERS = 3
@@ -93,6 +115,27 @@ _VERB = re.compile(
     )
     + r")(?![\w'-])"
 )
+# The other verbs players and game masters cast with ("I'll throw a Healing Word to him",
+# "send a Fire Bolt at it", "I'm going to use Vicious Mockery"): only before a name that is
+# not an ordinary word, and never before a possessive ("send my spiritual weapon" moves a
+# spell already up).
+_OTHER_VERBS = frozenset(
+    [
+        "use",
+        "uses",
+        "throw",
+        "throws",
+        "send",
+        "sends",
+        "fire",
+        "fires",
+        "release",
+        "releases",
+        "do",
+    ]
+)
+_POSSESSIVES = frozenset(["my", "his", "her", "their", "our", "your", "its"])
+_PARTICLES = frozenset(["out", "off", "forth"])
 _CLAUSE_BREAK = re.compile('[.!?;:,"()\\[\\]]|\\s-\\s|\u2014|\u2013')
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 _SENTENCE_END = re.compile(r"[.!?]")
@@ -114,7 +157,9 @@ _BLOCKERS = _words(
     "after whether do does did able how why what "
     # attempts and failures, and what was only meant: not casts
     "try tries tried trying attempt attempts attempted attempting fail fails failed "
-    "failing was were forgot forget glad almost nearly"
+    "failing was were forgot forget glad almost nearly "
+    # hedges: a choice not yet made ("I guess I'll do Healing Word")
+    "guess maybe probably perhaps"
 )
 _NOUN_BEFORE = frozenset({"the", "a", "your", "whole", "entire"})
 _FIRST_PERSON = frozenset({"i", "i'm", "i'll", "i'd"})
@@ -135,10 +180,27 @@ _FIRST_PERSON_LEADS = (
 )
 # ... before an imperative at the start of its clause, and the target that must follow it
 _IMPERATIVE_LEADS = _words("and then so okay ok yes yeah also now just first")
+_TARGET_ADVERBS = _words("right directly straight")
 _TARGETS = _words(
     "on at onto into him her it them us me myself yourself himself herself itself "
     "themselves ourselves"
 )
+# What a spell's name said alone may start with ("Oh yes, Hunter's Mark.")
+_BARE_LEADS = _words("oh yes yeah yep okay ok um uh so well and then just")
+# A question asking leave ("Can I fire Eldritch Blast...?"), and the game master's leave
+_ASKING = frozenset({("can", "i"), ("may", "i"), ("could", "i")})
+_MODALS = frozenset({"can", "may", "could"})
+_LEAVE_LEADS = (("you", "can"), ("you", "may"), ("yes",), ("yep",), ("sure",), ("go", "ahead"))
+_NOT_LEAVE = _words("but not no can't cannot try unfortunately")
+# The game master refusing a cast, in the rest of its unit or the next one
+_REFUSALS = (
+    ("you", "can't"),
+    ("you", "cannot"),
+    ("you", "don't", "have"),
+    ("you", "do", "not", "have"),
+)
+# a name followed by one of these speaks of the spell, not of casting it
+_NOT_AFTER = _words("damage slot")
 
 
 class SpellMatcher:
@@ -190,6 +252,7 @@ class NameForms:
 
     def __init__(self, names: Iterable[tuple[str, str]]) -> None:
         self.by_words: dict[tuple[str, ...], str] = {}
+        self.joined: dict[str, str] = {}  # the words run together: "firebolt"
         self.firsts: set[str] = set()
         longest = 1
         for spoken, canonical in names:
@@ -197,6 +260,7 @@ class NameForms:
             if not words:
                 continue
             self.by_words.setdefault(words, canonical)
+            self.joined.setdefault("".join(words), canonical)
             self.firsts.add(words[0])
             longest = max(longest, len(words))
         self.longest = longest + 2  # articles inside
@@ -208,6 +272,16 @@ class NameForms:
         if found is None and _is_possessive(lowered[start]) and start + 1 < len(lowered):
             found = self._at(lowered, start + 1)
         return found
+
+    def whole(self, lowered: Sequence[str]) -> str | None:
+        """The canonical name when ``lowered`` is exactly one form, or one word that is a
+        form's words run together (``firebolt``: it holds every word of the form)."""
+        if not lowered:
+            return None
+        found = self.at(lowered, 0)
+        if found is not None and found[1] == len(lowered):
+            return found[0]
+        return self.joined.get(lowered[0]) if len(lowered) == 1 else None
 
     def _at(self, lowered: Sequence[str], start: int) -> tuple[str, int] | None:
         if lowered[start] not in self.firsts:
@@ -260,7 +334,7 @@ def _build(context: RulesContext) -> SpellRules:
         SpellMatcher([*pairs, *glossary]),
         forms,
         party_name_forms(context),
-        WordGate(VERBS, forms.by_words, _WORD, _APOSTROPHES),
+        WordGate(VERBS, [*forms.by_words, *((j,) for j in forms.joined)], _WORD, _APOSTROPHES),
     )
 
 
@@ -294,55 +368,215 @@ class SpellCastRules:
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
         if self._prefilter:
-            chosen: Iterable[ShownUnit] = [
-                units[i] for i in rules.gate.units([unit.text for unit in units])
-            ]
+            chosen: Iterable[int] = rules.gate.units([unit.text for unit in units])
         else:
-            chosen = units
+            chosen = range(len(units))
         records: list[dict[str, Any]] = []
-        for unit in chosen:
+        for index in chosen:
+            unit = units[index]
             speaker = context.character_of(unit.speaker)
-            for spell, caster in casts(unit.text, rules, speaker):
+            for spell, caster in casts(unit.text, rules, speaker, reply_to(units, index)):
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
                 records.append({"spell": spell, "caster": caster, "source_refs": [reference]})
         return records
 
 
-def casts(text: str, rules: SpellRules, speaker: str | None = None) -> list[tuple[str, str | None]]:
+def reply_to(units: Sequence[ShownUnit], index: int) -> str | None:
+    """The text of the unit after ``units[index]`` when another (known) speaker says it:
+    the answer to a question, or a refusal. ``None`` for the last unit of the chunk."""
+    if index + 1 >= len(units):
+        return None
+    unit, after = units[index], units[index + 1]
+    if unit.speaker is None or after.speaker is None:
+        return None
+    return after.text if name_key(after.speaker) != name_key(unit.speaker) else None
+
+
+def casts(
+    text: str, rules: SpellRules, speaker: str | None = None, reply: str | None = None
+) -> list[tuple[str, str | None]]:
     """The casts of one text, in order of position: (canonical spell, caster or None).
-    ``speaker``: the speaker's character, when the glossary's party knows them."""
-    found: list[tuple[int, str, str | None]] = []
+    ``speaker``: the speaker's character, when the glossary's party knows them; ``reply``:
+    the next unit's text when another speaker says it (``reply_to``)."""
+    found: list[tuple[int, int, str, str | None]] = []  # (start, end, spell, caster)
     text = text.translate(_APOSTROPHES)
+    if speaker is not None:  # a player's unit: the caster is not said (no "I")
+        bare = _bare_name(text, rules)
+        if bare is not None:
+            found.append((0, len(text), bare, None))
     for verb in _VERB.finditer(text):
         before = _clause_before(text, verb.start())
         if before and before[-1] in _NOUN_BEFORE:
             continue
-        if _BLOCKERS.intersection(before) or _is_question(text, verb.end()):
+        asked = _asked(text, verb.start(), verb.end(), before, reply)
+        if asked is None:
             continue
         spell = _spell_after(text, verb.end(), rules.matcher)
         if spell is None:
             continue
         word = verb.group(1).lower()
-        if word != "casts" and _first_person(before):
-            caster = speaker
-        elif word == "casts":
-            caster = _named_subject(before, rules.characters)
-        elif _second_person(before):
-            caster = _addressed(text, verb.start(), rules.characters)
-        else:
-            caster = None
-        found.append((verb.start(), spell, caster))
+        caster = (
+            speaker
+            if asked
+            else _caster(word, word == "casts", text, verb.start(), before, rules, speaker)
+        )
+        found.append((verb.start(), verb.end(), spell, caster))
+    found.extend(_other_verbs(text, rules, speaker, reply))
     found.extend(_names_as_verbs(text, rules, speaker))
     found.sort(key=lambda item: item[0])
-    return [(spell, caster) for _, spell, caster in found]
+    return [(spell, caster) for _, end, spell, caster in found if not _refused(text, end, reply)]
+
+
+def _caster(
+    word: str,
+    third: bool,
+    text: str,
+    start: int,
+    before: list[str],
+    rules: SpellRules,
+    speaker: str | None,
+) -> str | None:
+    """Who casts, by the verb's person: ``I`` is the speaker, a third person verb its named
+    subject, ``you`` the character addressed; otherwise nobody said."""
+    if not third and _first_person(before):
+        return speaker
+    if third:
+        return _named_subject(before, rules.characters)
+    if _second_person(before):
+        return _addressed(text, start, rules.characters)
+    return None
+
+
+def _asked(text: str, start: int, end: int, before: list[str], reply: str | None) -> bool | None:
+    """``False`` for a statement that may be a cast, ``True`` for a question asking leave
+    in the first person that the reply gives ("Can I fire Eldritch Blast...?" "You
+    can."), ``None`` for anything else that blocks it (a negation, a modal, a condition,
+    an attempt, a question)."""
+    blocked = _BLOCKERS.intersection(before)
+    question = _is_question(text, end)
+    if not blocked and not question:
+        return False
+    if reply is None or not question or not blocked <= _MODALS:
+        return None
+    words = _sentence_before(text, start)
+    if not any(pair in _ASKING for pair in itertools.pairwise(words)):
+        return None
+    return True if _gives_leave(reply) else None
+
+
+def _sentence_before(text: str, end: int) -> list[str]:
+    head = text[max(0, end - 200) : end]
+    ends = list(_SENTENCE_END.finditer(head))
+    if ends:
+        head = head[ends[-1].end() :]
+    return [word.lower() for word in _WORD.findall(head)]
+
+
+def _first_sentence(text: str) -> list[str]:
+    text = text.translate(_APOSTROPHES)
+    stop = _SENTENCE_END.search(text)
+    head = text if stop is None else text[: stop.start()]
+    return [word.lower() for word in _WORD.findall(head)]
+
+
+def _gives_leave(reply: str) -> bool:
+    """The reply's first sentence opens with leave ("You can.", "Yes, you may.", "Sure.",
+    "Go ahead") and holds no ``but``, ``not``, ``try``...; or it is ``Okay.`` and the next
+    one says go ahead ("Okay. Go ahead and roll...")."""
+    words = _first_sentence(reply)
+    if words in (["okay"], ["ok"], ["all", "right"], ["alright"]):
+        rest = reply.translate(_APOSTROPHES)
+        stop = _SENTENCE_END.search(rest)
+        words = _first_sentence(rest[stop.end() :]) if stop is not None else []
+        return words[:2] == ["go", "ahead"] and not _NOT_LEAVE.intersection(words)
+    opens = any(tuple(words[: len(lead)]) == lead for lead in _LEAVE_LEADS)
+    return opens and not _NOT_LEAVE.intersection(words)
+
+
+def _refused(text: str, end: int, reply: str | None) -> bool:
+    """A refusal after the cast: in the sentences after it in its unit ("I cast stoneskin
+    on myself. You don't have that much time"), or in the reply's first sentence ("Mage
+    Hand is an action to cast, so you can't hold--")."""
+    stop = _SENTENCE_END.search(text, end)
+    rest = [] if stop is None else [w.lower() for w in _WORD.findall(text[stop.end() :])]
+    if _holds(rest, _REFUSALS):
+        return True
+    return reply is not None and _holds(_first_sentence(reply), _REFUSALS)
+
+
+def _holds(words: list[str], phrases: Iterable[tuple[str, ...]]) -> bool:
+    return any(
+        tuple(words[i : i + len(phrase)]) == phrase
+        for phrase in phrases
+        for i in range(len(words) - len(phrase) + 1)
+    )
+
+
+def _bare_name(text: str, rules: SpellRules) -> str | None:
+    """A unit that says a spell's name and nothing else, after a few leading words ("Oh
+    yes, Hunter's Mark.", "Firebolt."): the player naming what they cast. Not a question,
+    not an ordinary word, not a glossary alias."""
+    if "?" in text:
+        return None
+    lowered = [word.lower() for word in _WORD.findall(text)]
+    start = 0
+    while start < len(lowered) and lowered[start] in _BARE_LEADS:
+        start += 1
+    return rules.forms.whole(lowered[start:])
+
+
+def _other_verbs(
+    text: str, rules: SpellRules, speaker: str | None, reply: str | None
+) -> list[tuple[int, int, str, str | None]]:
+    """``use``, ``throw``, ``send``, ``fire``, ``release``, ``do`` before a name
+    that is not an ordinary word, after at most a particle (``out``) and a few fillers but
+    no possessive; not when ``damage`` or ``slot`` follows the name."""
+    words = list(_WORD.finditer(text))
+    lowered = [word.group().lower() for word in words]
+    found: list[tuple[int, int, str, str | None]] = []
+    for index, word in enumerate(lowered):
+        if word not in _OTHER_VERBS:
+            continue
+        at = index + 1
+        if at < len(lowered) and lowered[at] in _PARTICLES:
+            at += 1
+        skipped = 0
+        while (
+            at < len(lowered)
+            and skipped < MAX_FILLERS
+            and lowered[at] not in _POSSESSIVES
+            and _is_filler(lowered[at])
+            and lowered[at] not in rules.forms.firsts
+        ):
+            at += 1
+            skipped += 1
+        if at >= len(lowered) or lowered[at] in _POSSESSIVES:
+            continue
+        match = rules.forms.at(lowered, at)
+        if match is None:
+            continue
+        spell, end = match
+        if end < len(lowered) and lowered[end] in _NOT_AFTER:
+            continue
+        if _CLAUSE_BREAK.search(text, words[index].end(), words[at].start()):
+            continue
+        start = words[index].start()
+        before = _clause_before(text, start)
+        asked = _asked(text, start, words[end - 1].end(), before, reply)
+        if asked is None:
+            continue
+        third = word.endswith("s") and word != "does"
+        caster = speaker if asked else _caster(word, third, text, start, before, rules, speaker)
+        found.append((start, words[end - 1].end(), spell, caster))
+    return found
 
 
 def _names_as_verbs(
     text: str, rules: SpellRules, speaker: str | None
-) -> list[tuple[int, str, str | None]]:
+) -> list[tuple[int, int, str, str | None]]:
     words = list(_WORD.finditer(text))
     lowered = [word.group().lower() for word in words]
-    found: list[tuple[int, str, str | None]] = []
+    found: list[tuple[int, int, str, str | None]] = []
     index = 0
     while index < len(words):
         match = rules.forms.at(lowered, index)
@@ -351,13 +585,16 @@ def _names_as_verbs(
             continue
         spell, end = match
         start = words[index].start()
+        stop = words[end - 1].end()
         before = _clause_before(text, start)
         after = lowered[end] if end < len(lowered) else None
-        if not _BLOCKERS.intersection(before) and not _is_question(text, words[end - 1].end()):
+        if after in _TARGET_ADVERBS and end + 1 < len(lowered):
+            after = lowered[end + 1]
+        if not _BLOCKERS.intersection(before) and not _is_question(text, stop):
             if _first_person_lead(before):
-                found.append((start, spell, speaker))
+                found.append((start, stop, spell, speaker))
             elif _imperative(before, after):  # no "I": the caster is not said
-                found.append((start, spell, None))
+                found.append((start, stop, spell, None))
         index = end
     return found
 
