@@ -162,6 +162,40 @@ def test_standard_input_gives_the_same_bytes(tmp_path: Path, form: str) -> None:
     assert bundles[1] == bundles[0]
 
 
+def test_progress_reaches_the_end_of_the_file_with_workers(tmp_path: Path) -> None:
+    """From a file the workers read the lines themselves: the progress line still
+    grows to the file's size, and the bytes are those of ``--jobs 1``."""
+    from streamer.framework.source import parallel
+
+    case = write_case(tmp_path, UNITS, LANES)
+    size = case.source.stat().st_size
+    outputs, reports = [], []
+    for jobs in (1, 2):
+        seen: list[tuple[int, int | None]] = []
+
+        def progress(done: int, total: int | None, seen: list[Any] = seen) -> None:
+            seen.append((done, total))
+
+        out = io.BytesIO()
+        with mock.patch.object(parallel, "TASK_SIZE", 300):
+            api.evidence(
+                api.load_config(case.config),
+                case.source,
+                case.lanes_dir,
+                output=out,
+                jobs=jobs,
+                buffer_size=200,
+                progress=progress,
+            )
+        outputs.append(out.getvalue())
+        reports.append(seen)
+    assert outputs[1] == outputs[0]
+    for seen in reports:
+        assert seen[-1] == (size, size)
+        assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert len(reports[1]) >= size // 300  # a report a task (and the head's)
+
+
 @pytest.mark.parametrize("jobs", ["0", "65", "-1", "two"])
 def test_jobs_out_of_range_is_a_usage_error_with_a_hint(tmp_path: Path, jobs: str) -> None:
     case = write_case(tmp_path, UNITS, LANES)

@@ -65,6 +65,22 @@ class _CountingStream:
     def readable(self) -> bool:
         return True
 
+    # A regular file is read by the workers of --jobs themselves (by offset): the reader
+    # finds the file through these, and says how far the units taken back reach.
+    def fileno(self) -> int:
+        return int(self._stream.fileno())
+
+    def seekable(self) -> bool:
+        return bool(self._stream.seekable())
+
+    def tell(self) -> int:
+        return int(self._stream.tell())
+
+    def reached(self, offset: int) -> None:
+        """The units up to byte ``offset`` of the file have been read (by workers)."""
+        if offset > self._done:
+            self._count(offset - self._done)
+
 
 class _TerminalInput(io.RawIOBase):
     """Standard input from a terminal, where every Ctrl-D is an end of file of its own:

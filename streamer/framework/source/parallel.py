@@ -39,7 +39,7 @@ import functools
 import itertools
 import os
 import struct
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 import msgspec
@@ -373,6 +373,8 @@ class FileLines:
     def __init__(self, descriptor: int, units_start: int) -> None:
         self.descriptor = descriptor
         self.units_start = units_start
+        # told how far the lines taken back reach (a progress line), when given
+        self.reached: Callable[[int], None] | None = None
 
     def read(self, offset: int, size: int) -> bytes:
         """``size`` bytes at ``offset``, fewer at the end of the file."""
@@ -472,9 +474,11 @@ def file_batches(
     with OrderedPool(jobs, work) as pool:
         for (_, data), result in pool.map(_ranges(lines, size)):
             parsed = _Parsed(result)
+            start, end, last = _RANGE.unpack(data)
             if not feed.accepts(parsed):
-                start = _RANGE.unpack(data)[0]
                 break
+            if lines.reached is not None:
+                lines.reached(size if last else end)
             batch = feed.take(parsed)
             if batch is not None:
                 yield batch

@@ -72,6 +72,7 @@ class SourceDocumentReader:
         self._jobs = jobs
         self._wanted = wanted
         self._start = _file_position(stream) if jobs > 1 else None
+        self._origin = stream
         self._envelope = Envelope()
         self._identity: DocumentIdentity | None = None
         self._read = False
@@ -105,6 +106,7 @@ class SourceDocumentReader:
             if self._start is not None:  # a regular file: the workers read it
                 descriptor, start = self._start
                 source = parallel.FileLines(descriptor, start + self._stream.raw.head_size)
+                source.reached = getattr(self._origin, "reached", None)  # progress
                 read = parallel.file_batches(source, digest, self._jobs, self._buffer_size, wanted)
             else:
                 blocks = line_blocks(self._stream.raw, self._buffer_size)
