@@ -139,3 +139,59 @@ def test_the_registry_has_one_record_per_name_key_with_all_references(drawn: lis
     assert found == collapse.registry(
         list(reversed(items)), lambda item: name_key(item.members["name"])
     )
+
+
+def swept_clusters(items: list[Grounded], window: int) -> list[list[Grounded]]:
+    """The sweep of the nearby rule, comparing each candidate with every cluster made so
+    far (most recently joined first): the clusters in the order they were last joined."""
+    clusters: list[tuple[dict[str, Any], int, list[Grounded]]] = []
+    for item in sorted(items, key=lambda item: (item.refs[0], item.spelling)):
+        known = {k: v for k, v in (item.identity or {}).items() if k == "caster" and v is not None}
+        chosen = None
+        for index in reversed(range(len(clusters))):
+            values, reach, _ = clusters[index]
+            if all(values.get(k, v) == v for k, v in known.items()) and (
+                item.refs[0].start <= reach + window
+            ):
+                chosen = index
+                break
+        if chosen is None:
+            clusters.append((known, item.refs[-1].end, [item]))
+            continue
+        values, reach, members = clusters.pop(chosen)
+        reach = max(reach, *(r.end for r in item.refs))
+        clusters.append(({**values, **known}, reach, [*members, item]))
+    return [members for _, _, members in clusters]
+
+
+many = st.lists(
+    st.tuples(
+        st.lists(refs, min_size=1, max_size=3),
+        st.sampled_from(["Fireball", "Shield"]),
+        st.sampled_from([None, "Vex", "Pike"]),
+    ),
+    max_size=40,
+)
+
+
+@given(many, st.integers(0, 4))
+def test_nearby_keeps_the_clusters_of_the_sweep_over_every_cluster(
+    drawn: list[Any], window: int
+) -> None:
+    """Closing the clusters out of reach changes nothing: the same records, in the same
+    order, as comparing every candidate with every cluster."""
+    items = []
+    for line, (cited, spell, caster) in enumerate(drawn):
+        members = {"spell": spell, "caster": caster}
+        identity = {**members, "caster": None if caster is None else name_key(caster)}
+        items.append(Grounded(line + 2, members, collapse.distinct_refs(cited), identity))
+    found = collapse.nearby(items, window, ("caster",))
+    expected = []
+    for spell in ("Fireball", "Shield"):
+        same = [item for item in items if item.members["spell"] == spell]
+        for component in swept_clusters(same, window):
+            union = tuple(sorted({r for item in component for r in item.refs}))
+            assert union == collapse.distinct_refs([r for item in component for r in item.refs])
+            expected.append(sorted(item.line for item in component))
+    assert sorted(list(group.lines) for group in found) == sorted(expected)
+    assert len(found) == len(expected)

@@ -33,6 +33,7 @@ members of its candidate cited first (then the smallest spelling), never a mix.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -178,27 +179,56 @@ def nearby(items: Sequence[Grounded], window: int, optional: Sequence[str]) -> l
         return {k: identity.get(k) for k in optional if identity.get(k) is not None}
 
     for same in _by_key(items, base):
-        clusters: list[tuple[dict[str, Any], int, list[Grounded]]] = []  # known, reach, items
-        for item in sorted(same, key=_first_cited):
-            known = given(item)
-            chosen = None
-            for index in range(len(clusters) - 1, -1, -1):
-                values, reach, _ = clusters[index]
-                compatible = all(values.get(k, v) == v for k, v in known.items())
-                if compatible and item.refs[0].start <= reach + window:
-                    chosen = index
-                    break
-            if chosen is None:
-                clusters.append((known, item.refs[-1].end, [item]))
-                continue
-            values, reach, members = clusters.pop(chosen)
-            reach = max(reach, max(ref.end for ref in item.refs))
-            clusters.append(({**values, **known}, reach, [*members, item]))
-        for _, _, component in clusters:
+        for component in _clusters(sorted(same, key=_first_cited), window, given):
             refs = distinct_refs([ref for item in component for ref in item.refs])
             first = min(component, key=lambda item: (-len(given(item)), *_first_cited(item)))
             out.append(Group(first.members, refs, _lines(component), first.identity))
     return _ordered(out)
+
+
+Cluster = tuple[dict[str, Any], int, list[Grounded]]  # its known members, reach, items
+
+
+def _clusters(
+    items: Sequence[Grounded], window: int, given: Callable[[Grounded], dict[str, Any]]
+) -> list[list[Grounded]]:
+    """The clusters of ``nearby``, in the order they were last joined: each item (in order
+    of its first reference) joins the cluster joined most recently that is compatible with
+    it and reaches within ``window`` units of its start, else starts one.
+
+    A cluster whose reach ends more than ``window`` units before an item's start can join
+    neither it nor any later item (they start later, and its reach grows only when joined):
+    it is closed, so an item is compared only with the clusters still open around it."""
+    opened: dict[int, Cluster] = {}  # by the turn it was last joined: in that order
+    closed: list[tuple[int, list[Grounded]]] = []
+    reaches: list[tuple[int, int]] = []  # (reach, turn) of every cluster, a heap
+    for turn, item in enumerate(items):
+        start = item.refs[0].start
+        while reaches and reaches[0][0] + window < start:
+            _, last = heapq.heappop(reaches)
+            if last in opened:  # else joined again since: another entry holds its reach
+                closed.append((last, opened.pop(last)[2]))
+        known = given(item)
+        chosen = next(
+            (
+                last
+                for last in reversed(opened)
+                if all(opened[last][0].get(k, v) == v for k, v in known.items())
+                and start <= opened[last][1] + window
+            ),
+            None,
+        )
+        if chosen is None:
+            reach, members = item.refs[-1].end, [item]
+        else:
+            values, reach, members = opened.pop(chosen)
+            reach = max(reach, max(ref.end for ref in item.refs))
+            known = {**values, **known}
+            members.append(item)
+        opened[turn] = (known, reach, members)
+        heapq.heappush(reaches, (reach, turn))
+    joined = closed + [(turn, cluster[2]) for turn, cluster in opened.items()]
+    return [members for _, members in sorted(joined, key=lambda pair: pair[0])]
 
 
 def spans(items: Sequence[Grounded]) -> list[Group]:
