@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
+from itertools import compress, count
 
 from msgspec import UNSET
 
@@ -53,7 +54,7 @@ class SourceIndexTap:
         self._chunker: Chunker[str] = Chunker(max_units, overlap_units)
         self._max_units = max_units
         self._chunk_ids = chunk_ids
-        self._unit_ids = unit_ids
+        self._unit_ids = frozenset(unit_ids)
         self._ranges: Mapping[str, Set[str]] = ranges or {}
         self._read_range: ReadRange = read or (lambda pair, units: None)
         self._open: dict[str, dict[str, int]] = {}  # end ID -> start ID -> start position
@@ -66,15 +67,18 @@ class SourceIndexTap:
         add_many = self._chunker.add_many
         wanted = self._unit_ids
         positions = self.positions
+        is_start = self._ranges.__contains__
         for batch in batches:
             ids = batch.ids
-            if not wanted.isdisjoint(ids):
+            # the lookups by unit ID in C: each ID is hashed once, in the intersection
+            hits = wanted.intersection(ids)
+            if hits:
                 base = self.unit_count
-                for offset, unit_id in enumerate(ids):
-                    if unit_id in wanted:
-                        positions[unit_id] = base + offset
-            if self._open or not self._ranges.keys().isdisjoint(ids):
-                self._read(batch)
+                for offset in compress(count(), map(hits.__contains__, ids)):
+                    positions[ids[offset]] = base + offset
+            starts = list(compress(count(), map(is_start, ids))) if self._ranges else []
+            if self._open or starts:
+                self._read(batch, starts)
             self.unit_count += len(ids)
             self._keep(add_many(ids))
             yield batch
@@ -82,15 +86,14 @@ class SourceIndexTap:
         self._open.clear()  # ranges whose end never came: not read (grounding rejects them)
         self._units.clear()
 
-    def _read(self, batch: Batch) -> None:
-        """Open, keep and read the cited ranges through the units of ``batch``: from one
-        range start to the next while none is open, and unit by unit while one is (its
-        units taken from the batch a chunk's length at a time: a batch may decode its
-        units only when they are taken)."""
+    def _read(self, batch: Batch, starts: list[int]) -> None:
+        """Open, keep and read the cited ranges through the units of ``batch``, whose
+        range starts are at ``starts``: from one range start to the next while none is
+        open, and unit by unit while one is (its units taken from the batch a chunk's
+        length at a time: a batch may decode its units only when they are taken)."""
         opened, ranges, positions, kept = self._open, self._ranges, self.positions, self._units
         base = self.unit_count
         ids = batch.ids
-        starts = [offset for offset, unit_id in enumerate(ids) if unit_id in ranges]
         following = iter(starts)
         taken: Sequence[SourceUnit] = ()
         taken_from = 0
