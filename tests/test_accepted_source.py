@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from streamer import api
 from streamer.configuration import resolve_configuration
 from streamer.extraction.chunks import accepted_chunk_plan, chunk_plan
 from streamer.framework.errors import SourceError
-from streamer.framework.source.accepted import AcceptedSource, LineUnits
+from streamer.framework.source.accepted import AcceptedSource, LineUnits, UnitIndex
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.framework.source.reader import SourceDocumentReader
 from streamer.framework.source.unit import SourceUnit
@@ -154,3 +155,48 @@ def test_the_chunk_plan_is_the_one_of_the_checked_document(
     for _, units, digest in expected:  # what keys the cache: the units' IDs, text, speakers
         shown = [{"unit_id": u.unit_id, "text": u.text, "speaker": u.speaker} for u in units]
         assert digest == hashlib.sha256(msgspec.json.encode(shown)).hexdigest()
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=40)
+@given(st.lists(st.tuples(texts, speakers, times), min_size=1, max_size=30), chunking)
+def test_the_index_extraction_writes_gives_the_same_batches(
+    tmp_path_factory: pytest.TempPathFactory, items: Any, sizes: tuple[int, int]
+) -> None:
+    path, identity = written(tmp_path_factory.mktemp("doc"), imported(items))
+    expected_units, expected_ids, _ = reader_batches(path)
+    index = UnitIndex()
+    try:
+        source = AcceptedSource(path, identity, index)
+        plan = accepted_chunk_plan(configuration(*sizes), source)
+        assert index.empty and not index.complete
+        for _ in range(2):  # the first pass to the end writes it, the second leaves it
+            list(plan.chunks())
+            assert index.complete
+        done: list[tuple[int, int | None]] = []
+        batches = list(source.batches(progress=lambda read, size: done.append((read, size))))
+        assert [i for batch in batches for i in batch.ids] == expected_ids
+        assert [msgspec.to_builtins(u) for b in batches for u in b.units[:]] == expected_units
+        size = path.stat().st_size
+        assert done == [(end, size) for end in _block_ends(index)]
+        assert not done or done[-1] == (size, size)
+    finally:
+        index.close()
+
+
+def _block_ends(index: UnitIndex) -> list[int]:
+    return [offset + length for offset, length, _ in index.blocks()]
+
+
+def test_an_abandoned_index_is_never_read(tmp_path: Path) -> None:
+    path, identity = written(tmp_path, imported([("a", None, None)] * 5))
+    index = UnitIndex()
+    source = AcceptedSource(path, identity, index)
+    plan = accepted_chunk_plan(configuration(2, 0), source)
+    chunks = plan.chunks()
+    assert isinstance(chunks, Generator)
+    next(chunks)
+    chunks.close()  # a pass abandoned half way
+    list(plan.chunks())  # the index is no longer empty: this pass does not write it
+    assert not index.empty and not index.complete
+    assert [i for b in source.batches() for i in b.ids] == [f"u{n:03d}" for n in range(5)]
+    index.close()

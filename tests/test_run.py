@@ -16,6 +16,7 @@ from streamer import api
 from streamer.api import stages
 from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import CRD3_EPISODES
 from tests.run_support import (
@@ -422,13 +423,25 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(SourceDocumentReader, "__init__", reader)
+    passes: list[str] = []  # the passes of normalize and bundle over the accepted document
+    batches = AcceptedSource.batches
+
+    def batches_of(self: AcceptedSource, *args: Any) -> Any:
+        passes.append("index" if self.index and self.index.complete else "lines")
+        return batches(self, *args)
+
+    monkeypatch.setattr(AcceptedSource, "batches", batches_of)
     if interrupted_in is not None:
         counter.fail_in = interrupted_in
         with pytest.raises(KeyboardInterrupt):
             api.run(config, episode, "crd3", output, warn=quiet)
         counter.fail_in = None
+    passes.clear()
     result = api.run(config, episode, "crd3", output, warn=quiet)
     assert checked == []  # the import checked every unit as it wrote them: no stage again
+    # extraction reads the lines and writes the index that normalize and bundle read
+    # instead; a rerun that starts after extraction has no index: they read the lines
+    assert passes == 2 * ["lines" if interrupted_in else "index"]
     reference = by_hand(tmp_path / "by-hand", episode, "crd3", episode.stem, config)
     assert len(checked) == 3  # extract, normalize and bundle, each by its own command
     assert tree(output) == tree(reference)

@@ -454,6 +454,9 @@ def run(
     except BaseException as error:
         _with_note(error, _after_failure(work, output, clean=clean))
         raise
+    finally:
+        if plan.index is not None:
+            plan.index.close()
     if clean:
         shutil.rmtree(work.root, ignore_errors=True)
     imported = outcomes[0].counts

@@ -25,7 +25,7 @@ from streamer.api.run_options import Progress
 from streamer.api.transcripts import import_transcript
 from streamer.api.work_folder import WorkFolder, file_digest, value_digest
 from streamer.configuration import Configuration
-from streamer.framework.source.accepted import AcceptedSource
+from streamer.framework.source.accepted import AcceptedSource, UnitIndex
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.importers.formats import ImportOptions
 from streamer.output.publication import DIRECTORY_MODE
@@ -61,6 +61,8 @@ class RunPlan:
     _config_digest: str | None = field(default=None, repr=False)
     accepted: DocumentIdentity | None = None
     """The identity of ``source.jsonl`` as the import stage accepted it (``accept``)."""
+    index: UnitIndex | None = None
+    """Its blocks and unit IDs, once extraction has read them (in this run)."""
 
     def path(self, name: str) -> Path:
         return self.work.path(name)
@@ -71,6 +73,9 @@ class RunPlan:
         self.accepted = DocumentIdentity(
             self.document_id, str(counts["semantic_digest"]), int(counts["units"])
         )
+        if self.index is not None:
+            self.index.close()
+        self.index = UnitIndex()
 
     def source(self) -> AcceptedSource | Path:
         """What the stages after the import read: the source document it accepted, read
@@ -78,7 +83,7 @@ class RunPlan:
         against the import's record); else the file, read as its command reads it."""
         if self.accepted is None:
             return self.path(SOURCE)
-        return AcceptedSource(self.path(SOURCE), self.accepted)
+        return AcceptedSource(self.path(SOURCE), self.accepted, self.index)
 
     @property
     def config_digest(self) -> str:

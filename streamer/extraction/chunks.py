@@ -114,15 +114,17 @@ def chunk_plan(
 
 def accepted_chunk_plan(config: Configuration, source: AcceptedSource) -> ChunkPlan:
     """The chunk plan of the document ``streamer run`` accepted, cut from its unit lines
-    whenever it is iterated: nothing is spooled or checked again."""
+    whenever it is iterated: nothing is spooled or checked again. The first pass to the
+    end writes the source's ``index``, when it has one to write."""
     chunking = config.chunking
     identity = source.identity
     count = chunk_count(identity.unit_count, chunking.max_units, chunking.overlap_units)
 
     def chunks() -> Iterator[ExtractionChunk]:
         chunker: Chunker[ShownUnit] = Chunker(chunking.max_units, chunking.overlap_units)
+        index = source.index if source.index is not None and source.index.empty else None
         read = 0
-        for block in source.blocks():
+        for offset, block in source.blocks():
             units = [
                 ShownUnit(
                     unit.unit_id,
@@ -132,8 +134,12 @@ def accepted_chunk_plan(config: Configuration, source: AcceptedSource) -> ChunkP
                 for unit in _decode_unit_lines(block)
             ]
             read += len(units)
+            if index is not None:  # for the stages after extraction
+                index.add(offset, len(block), [unit.unit_id for unit in units])
             yield from _shown(chunker.add_many(units))
         source.check_count(read)
+        if index is not None:
+            index.finish()
         yield from _shown(chunker.finish())
 
     return ChunkPlan(identity.document_id, identity.semantic_digest, count, chunks)

@@ -15,7 +15,10 @@ never a silently different result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+import array
+import os
+import tempfile
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
@@ -40,6 +43,9 @@ class _Id(msgspec.Struct):
 
 
 _ids_decoder = msgspec.json.Decoder(_Id)
+_ids_encoder = msgspec.msgpack.Encoder()
+_ids_decoder_msgpack = msgspec.msgpack.Decoder(list[str])
+SPOOL_IN_MEMORY = 4 << 20
 _units_decoder = msgspec.json.Decoder(list[SourceUnit])
 _unit_decoder = msgspec.json.Decoder(SourceUnit)
 
@@ -48,8 +54,8 @@ class LineUnits(Sequence[SourceUnit]):
     """The units of a block of unit lines, decoded when a slice of them is taken (most
     blocks are never sliced: a stage takes only the units it cites or publishes)."""
 
-    def __init__(self, block: bytes | memoryview, count: int) -> None:
-        self._block = block
+    def __init__(self, block: bytes | memoryview | Callable[[], bytes], count: int) -> None:
+        self._block = block  # or what reads it, when first needed
         self._count = count
         self._lines: list[bytes] | None = None
 
@@ -58,7 +64,8 @@ class LineUnits(Sequence[SourceUnit]):
 
     def _split(self) -> list[bytes]:
         if self._lines is None:
-            lines = bytes(self._block).split(b"\n")
+            block = self._block() if callable(self._block) else self._block
+            lines = bytes(block).split(b"\n")
             if not lines[-1]:  # after the last newline
                 lines.pop()
             if len(lines) != self._count:  # a blank line: not as the import writes it
@@ -88,9 +95,14 @@ class LineUnits(Sequence[SourceUnit]):
 class AcceptedSource:
     """The source document at ``path``, which this run accepted with ``identity``."""
 
-    def __init__(self, path: Path, identity: DocumentIdentity) -> None:
+    def __init__(
+        self, path: Path, identity: DocumentIdentity, index: UnitIndex | None = None
+    ) -> None:
         self.path = path
         self.identity = identity
+        self.index = index
+        """Where its blocks lie and their unit IDs, once a stage has read every line and
+        written them (``UnitIndex``): then read instead of the lines."""
 
     def _changed(self, what: str) -> SourceError:
         return SourceError(
@@ -100,24 +112,26 @@ class AcceptedSource:
 
     def blocks(
         self, block_size: int = BLOCK_SIZE, progress: Progress | None = None
-    ) -> Generator[bytes | memoryview, None, None]:
+    ) -> Generator[tuple[int, bytes | memoryview], None, None]:
         """The unit lines, in blocks of whole lines (each ends with a newline, but perhaps
-        the document's last)."""
+        the document's last), each with the offset in the file where it starts."""
         with open(self.path, "rb", buffering=0) as raw:
             size = self.path.stat().st_size if progress is not None else None
             done = 0
             header = True
             for block in line_blocks(raw, block_size):
+                offset = done
                 done += len(block)
                 if header:
                     header = False
                     end = bytes(block).find(b"\n") + 1 or len(block)
                     self._check_header(bytes(block[:end]))
                     block = block[end:]
+                    offset += end
                 if progress is not None:
                     progress(done, size)
                 if len(block):
-                    yield block
+                    yield offset, block
             if header:
                 raise self._changed("it is empty")
 
@@ -137,16 +151,77 @@ class AcceptedSource:
     def batches(
         self, block_size: int = BLOCK_SIZE, progress: Progress | None = None
     ) -> Generator[Batch, None, None]:
-        """The units in document order, a block of lines at a time: the unit IDs decoded,
-        the units when taken (``LineUnits``); the count of units is checked at the end."""
+        """The units in document order, a block of lines at a time: the unit IDs decoded
+        (from the ``index`` when it is complete), the units when taken (``LineUnits``); the
+        count of units is checked at the end."""
         count = 0
-        for block in self.blocks(block_size, progress):
-            ids = [unit.unit_id for unit in _ids_decoder.decode_lines(block)]
-            count += len(ids)
-            yield Batch(LineUnits(block, len(ids)), ids)
+        if self.index is not None and self.index.complete:
+            size = self.path.stat().st_size
+            for offset, length, ids in self.index.blocks():
+                count += len(ids)
+                if progress is not None:
+                    progress(offset + length, size)
+                yield Batch(LineUnits(self._reader(offset, length), len(ids)), ids)
+        else:
+            for _, block in self.blocks(block_size, progress):
+                ids = [unit.unit_id for unit in _ids_decoder.decode_lines(block)]
+                count += len(ids)
+                yield Batch(LineUnits(block, len(ids)), ids)
         self.check_count(count)
+
+    def _reader(self, offset: int, length: int) -> Callable[[], bytes]:
+        def read() -> bytes:
+            with open(self.path, "rb", buffering=0) as raw:
+                block = os.pread(raw.fileno(), length, offset)
+            if len(block) != length:
+                raise self._changed("it is shorter")
+            return block
+
+        return read
 
     def check_count(self, count: int) -> None:
         """Fail unless ``count``, the units read to the end, is the accepted count."""
         if count != self.identity.unit_count:
             raise self._changed("another count of units")
+
+
+class UnitIndex:
+    """Where each block of unit lines of an accepted document starts, its length and its
+    unit IDs, written by the stage that reads every line first (``add`` each block in
+    order, then ``finish``), so that the stages after it read the IDs instead of parsing
+    the lines. The IDs wait in a spool (in memory up to 4 MiB, then a temporary file);
+    ``close()`` it."""
+
+    def __init__(self) -> None:
+        self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
+        self._blocks = array.array("Q")  # offset, length, size of the IDs, a block each
+        self._written = 0
+        self.complete = False
+
+    @property
+    def empty(self) -> bool:
+        """Whether no block was added (a pass abandoned half way leaves it neither empty
+        nor complete: it is never read)."""
+        return not self._blocks
+
+    def add(self, offset: int, length: int, ids: list[str]) -> None:
+        if self.complete:
+            raise RuntimeError("this UnitIndex is complete")
+        data = _ids_encoder.encode(ids)
+        self._spool.write(data)
+        self._blocks.extend((offset, length, len(data)))
+
+    def finish(self) -> None:
+        """Every block was added: the index may be read."""
+        self.complete = True
+
+    def blocks(self) -> Iterator[tuple[int, int, list[str]]]:
+        """(offset, length, unit IDs) of each block, in document order."""
+        self._spool.seek(0)
+        entries = self._blocks
+        for at in range(0, len(entries), 3):
+            ids = _ids_decoder_msgpack.decode(self._spool.read(entries[at + 2]))
+            yield entries[at], entries[at + 1], ids
+
+    def close(self) -> None:
+        self._spool.close()
