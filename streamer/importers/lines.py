@@ -155,7 +155,7 @@ def split_speaker_prefix(text: str) -> tuple[str | None, str]:
 def split_whisperx_prefix(text: str) -> tuple[str | None, str]:
     """``("SPEAKER_02", "text")`` for WhisperX's ``"[SPEAKER_02]: text"``; ``(None,
     text)`` otherwise."""
-    match = _WHISPERX_PREFIX.match(text)
+    match = _WHISPERX_PREFIX.match(text) if text[:1] == "[" else None
     if match is None:
         return None, text
     return match.group(1), text[match.end() :]

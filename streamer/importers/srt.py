@@ -39,7 +39,7 @@ from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
 from streamer.importers.formats import ImportOptions, TranscriptFormat
-from streamer.importers.lines import text_lines
+from streamer.importers.lines import line_blocks
 
 _TIMESTAMP = r"(?:([0-9]+):)?([0-5]?[0-9]):([0-5][0-9])(?:[,.]([0-9]{1,3}))?"
 _TIMINGS = re.compile(rf"[ \t]*{_TIMESTAMP}[ \t]*-->[ \t]*{_TIMESTAMP}(?:[ \t].*)?\Z")
@@ -54,7 +54,20 @@ def _millis(fraction: str | None) -> int:
     return int(fraction.ljust(3, "0")) if fraction else 0
 
 
+# The timings most files write, ``HH:MM:SS,mmm --> HH:MM:SS,mmm``: where ``_TIMINGS``
+# matches them it finds the same groups, read here without its optional parts.
+_USUAL_TIMINGS = re.compile(
+    r"([0-9]{2}):([0-5][0-9]):([0-5][0-9]),([0-9]{3}) --> "
+    r"([0-9]{2}):([0-5][0-9]):([0-5][0-9]),([0-9]{3})\Z"
+)
+
+
 def _timings(cue: Cue, line: str) -> bool:
+    usual = _USUAL_TIMINGS.match(line)
+    if usual is not None:
+        h, m, s, ms, h2, m2, s2, ms2 = map(int, usual.groups())
+        cue.set_times(((h * 60 + m) * 60 + s) * 1000 + ms, ((h2 * 60 + m2) * 60 + s2) * 1000 + ms2)
+        return True
     match = _TIMINGS.match(line)
     if match is None:
         return False
@@ -103,51 +116,52 @@ def read_srt(
     cue: Cue | None = None
     expecting_timings = False
     number = 0
-    for number, line in text_lines(stream):
-        if cue is None:
-            if not line.strip():
-                continue
-            cues += 1
-            cue = Cue(f"line {number} (cue {cues})")
-            if _CUE_NUMBER.match(line):
-                expecting_timings = True
-            elif not _timings(cue, line):
-                raise SourceError(
-                    f"{cue.where}: expected a cue number or cue timings",
-                    hint="a SubRip cue is a number, a line 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
-                    "and its text, cues separated by empty lines",
-                )
-        elif expecting_timings:
-            cue.where = f"line {number} (cue {cues})"
-            if not line or not _timings(cue, line):
-                raise SourceError(
-                    f"{cue.where}: expected cue timings 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
-                    "after the cue number"
-                )
-            expecting_timings = False
-        elif not line:
-            utterance = utterances.add(cue, None, cue_lines(cue.lines))
-            if utterance is not None:
-                yield utterance
-            cue = None
-        elif _TIMINGS.match(line):
-            lines = cue.lines
-            if len(lines) >= 2 and not lines[-2].strip() and _CUE_NUMBER.match(lines[-1]):
-                # a line of white space separated the cues
-                del lines[-2:]
-                utterance = utterances.add(cue, None, cue_lines(lines))
-                if utterance is not None:
-                    yield utterance
+    for first, block in line_blocks(stream):  # not line by line through a generator
+        for number, line in enumerate(block, first):
+            if cue is None:
+                if not line.strip():
+                    continue
                 cues += 1
                 cue = Cue(f"line {number} (cue {cues})")
-                _timings(cue, line)
-                continue
-            raise SourceError(
-                f"line {number} (cue {cues}): cue timings inside the cue text",
-                hint="an empty line must separate cues",
-            )
-        else:
-            cue.lines.append(line)
+                if _CUE_NUMBER.match(line):
+                    expecting_timings = True
+                elif not _timings(cue, line):
+                    raise SourceError(
+                        f"{cue.where}: expected a cue number or cue timings",
+                        hint="a SubRip cue is a number, a line 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
+                        "and its text, cues separated by empty lines",
+                    )
+            elif expecting_timings:
+                cue.where = f"line {number} (cue {cues})"
+                if not line or not _timings(cue, line):
+                    raise SourceError(
+                        f"{cue.where}: expected cue timings 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
+                        "after the cue number"
+                    )
+                expecting_timings = False
+            elif not line:
+                utterance = utterances.add(cue, None, cue_lines(cue.lines))
+                if utterance is not None:
+                    yield utterance
+                cue = None
+            elif "-->" in line and _TIMINGS.match(line):
+                lines = cue.lines
+                if len(lines) >= 2 and not lines[-2].strip() and _CUE_NUMBER.match(lines[-1]):
+                    # a line of white space separated the cues
+                    del lines[-2:]
+                    utterance = utterances.add(cue, None, cue_lines(lines))
+                    if utterance is not None:
+                        yield utterance
+                    cues += 1
+                    cue = Cue(f"line {number} (cue {cues})")
+                    _timings(cue, line)
+                    continue
+                raise SourceError(
+                    f"line {number} (cue {cues}): cue timings inside the cue text",
+                    hint="an empty line must separate cues",
+                )
+            else:
+                cue.lines.append(line)
     if cue is not None:
         if expecting_timings:
             raise SourceError(f"line {number} (cue {cues}): the input ends before the cue timings")

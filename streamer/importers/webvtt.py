@@ -42,11 +42,17 @@ from streamer.framework.source.unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
 from streamer.importers.document import clean_speaker
 from streamer.importers.formats import ImportOptions, TranscriptFormat
-from streamer.importers.lines import text_lines
+from streamer.importers.lines import line_blocks
 
 _SIGNATURE = re.compile(r"WEBVTT(?:[ \t]|\Z)")
 _TIMESTAMP = r"(?:([0-9]{2,}):)?([0-5][0-9]):([0-5][0-9])\.([0-9]{3})"
 _TIMINGS = re.compile(rf"[ \t]*{_TIMESTAMP}[ \t]*-->[ \t]*{_TIMESTAMP}(?:[ \t].*)?\Z")
+# The timings most files write, ``hh:mm:ss.ttt --> hh:mm:ss.ttt`` and settings: where
+# ``_TIMINGS`` matches them it finds the same groups, read here without its optional parts.
+_USUAL_TIMINGS = re.compile(
+    r"([0-9]{2}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3}) --> "
+    r"([0-9]{2}):([0-5][0-9]):([0-5][0-9])\.([0-9]{3})(?:[ \t].*)?\Z"
+)
 _NOTE = re.compile(r"NOTE(?:[ \t]|\Z)")
 _HEADER_BLOCK = re.compile(r"(?:STYLE|REGION)[ \t]*\Z")
 _VOICE = re.compile(r"v(?:\.[^ \t\n\f\r]*)?[ \t\n\f\r]+(.*)", re.DOTALL)
@@ -134,6 +140,14 @@ class _Parser:
     def start_cue(self, number: int, line: str) -> None:
         self.cues += 1
         cue = Cue(f"line {number} (cue {self.cues})")
+        usual = _USUAL_TIMINGS.match(line)
+        if usual is not None:
+            h, m, s, ms, h2, m2, s2, ms2 = map(int, usual.groups())
+            cue.set_times(
+                ((h * 60 + m) * 60 + s) * 1000 + ms, ((h2 * 60 + m2) * 60 + s2) * 1000 + ms2
+            )
+            self.cue = cue
+            return
         match = _TIMINGS.match(line)
         if match is None:
             raise SourceError(
@@ -194,25 +208,32 @@ def read_webvtt(
     speaker_carry_ms: int | None = None,
 ) -> Iterator[SourceUnit]:
     parser = _Parser(speaker_prefix, dedupe_rolling, speaker_carry_ms)
-    lines = text_lines(stream)
-    first = next(lines, None)
-    if first is None or not _SIGNATURE.match(first[1]):
-        raise SourceError("line 1: a WebVTT file must start with WEBVTT")
+    feed = parser.feed
+    signed = False  # the first line (WEBVTT) read
     in_header = True
-    for number, line in lines:
-        if in_header:
-            if not line:
-                in_header = False
-            elif "-->" in line:
-                raise SourceError(
-                    f"line {number}: cue timings in the WebVTT header",
-                    hint="the header ends at the first empty line: put one between the "
-                    "WEBVTT line and the first cue",
-                )
-            continue
-        utterance = parser.feed(number, line)
-        if utterance is not None:
-            yield utterance
+    for first, block in line_blocks(stream):  # not line by line through a generator
+        for number, line in enumerate(block, first):
+            if in_header:
+                if not signed:
+                    if not _SIGNATURE.match(line):
+                        break
+                    signed = True
+                elif not line:
+                    in_header = False
+                elif "-->" in line:
+                    raise SourceError(
+                        f"line {number}: cue timings in the WebVTT header",
+                        hint="the header ends at the first empty line: put one between the "
+                        "WEBVTT line and the first cue",
+                    )
+                continue
+            utterance = feed(number, line)
+            if utterance is not None:
+                yield utterance
+        if not signed:
+            break
+    if not signed:
+        raise SourceError("line 1: a WebVTT file must start with WEBVTT")
     utterance = parser.finish()
     if utterance is not None:
         yield utterance
