@@ -400,8 +400,10 @@ def casts(
     the next unit's text when another speaker says it (``reply_to``)."""
     found: list[tuple[int, int, str, str | None]] = []  # (start, end, spell, caster)
     text = text.translate(_APOSTROPHES)
+    words = list(_WORD.finditer(text))  # read once, by every form but the casting verb's
+    lowered = [word.group().lower() for word in words]
     if speaker is not None:  # a player's unit: the caster is not said (no "I")
-        bare = _bare_name(text, rules)
+        bare = _bare_name(text, lowered, rules)
         if bare is not None:
             found.append((0, len(text), bare, None))
     for verb in _VERB.finditer(text):
@@ -421,8 +423,9 @@ def casts(
             else _caster(word, word == "casts", text, verb.start(), before, rules, speaker)
         )
         found.append((verb.start(), verb.end(), spell, caster))
-    found.extend(_other_verbs(text, rules, speaker, reply))
-    found.extend(_names_as_verbs(text, rules, speaker))
+    if not _OTHER_VERBS.isdisjoint(lowered):
+        found.extend(_other_verbs(text, words, lowered, rules, speaker, reply))
+    found.extend(_names_as_verbs(text, words, lowered, rules, speaker))
     found.sort(key=lambda item: item[0])
     return [(spell, caster) for _, end, spell, caster in found if not _refused(text, end, reply)]
 
@@ -512,13 +515,12 @@ def _holds(words: list[str], phrases: Iterable[tuple[str, ...]]) -> bool:
     )
 
 
-def _bare_name(text: str, rules: SpellRules) -> str | None:
+def _bare_name(text: str, lowered: list[str], rules: SpellRules) -> str | None:
     """A unit that says a spell's name and nothing else, after a few leading words ("Oh
     yes, Hunter's Mark.", "Firebolt."): the player naming what they cast. Not a question,
     not an ordinary word, not a glossary alias."""
     if "?" in text:
         return None
-    lowered = [word.lower() for word in _WORD.findall(text)]
     start = 0
     while start < len(lowered) and lowered[start] in _BARE_LEADS:
         start += 1
@@ -526,13 +528,16 @@ def _bare_name(text: str, rules: SpellRules) -> str | None:
 
 
 def _other_verbs(
-    text: str, rules: SpellRules, speaker: str | None, reply: str | None
+    text: str,
+    words: list[re.Match[str]],
+    lowered: list[str],
+    rules: SpellRules,
+    speaker: str | None,
+    reply: str | None,
 ) -> list[tuple[int, int, str, str | None]]:
     """``use``, ``throw``, ``send``, ``fire``, ``release``, ``do`` before a name
     that is not an ordinary word, after at most a particle (``out``) and a few fillers but
     no possessive; not when ``damage`` or ``slot`` follows the name."""
-    words = list(_WORD.finditer(text))
-    lowered = [word.group().lower() for word in words]
     found: list[tuple[int, int, str, str | None]] = []
     for index, word in enumerate(lowered):
         if word not in _OTHER_VERBS:
@@ -572,13 +577,20 @@ def _other_verbs(
 
 
 def _names_as_verbs(
-    text: str, rules: SpellRules, speaker: str | None
+    text: str,
+    words: list[re.Match[str]],
+    lowered: list[str],
+    rules: SpellRules,
+    speaker: str | None,
 ) -> list[tuple[int, int, str, str | None]]:
-    words = list(_WORD.finditer(text))
-    lowered = [word.group().lower() for word in words]
     found: list[tuple[int, int, str, str | None]] = []
     index = 0
+    firsts = rules.forms.firsts
     while index < len(words):
+        word = lowered[index]
+        if word not in firsts and not _is_possessive(word):  # what ``at`` reads first
+            index += 1
+            continue
         match = rules.forms.at(lowered, index)
         if match is None:
             index += 1
