@@ -1,112 +1,241 @@
-"""The rules engine's time on a CRD3 episode and on that episode repeated (fresh unit
-IDs), and the prefilter's two forms: Aho-Corasick (pyahocorasick, what streamer uses)
-against one combined regular expression over the same keywords. Correctness beside the
-timing: both gates pick the same units, and the prefiltered rules give the candidates of
-the rules run on every unit (on the single episode).
+"""The rules engine alone, in MB/s of transcript, and the prefilter's two forms.
 
-    .venv/bin/python -m benchmarks.rules_bench ../shared/data/crd3/episodes/C1E002.json 270
+    python -m benchmarks.rules_bench                  # a 200 MB CRD3 transcript, 3 runs
+    python -m benchmarks.rules_bench --size 30MB --repeat 1
+
+The transcript is ``benchmarks.run_bench``'s (the turns of the four episodes of
+``../shared/data/crd3`` repeated in order and renumbered to ``--size``, same seed; without
+them, generated turns), imported by ``streamer import crd3``. Its units are cut as the
+default chunk plan cuts them (100 units, 10 shared with the next chunk) and read back one
+chunk at a time; only the calls are timed (CPU time of this process, user + system),
+each contender in turn on the same chunk, so they share the machine's state:
+
+- ``spells``: the spell-cast rules as ``engine: rules`` runs them (prefiltered), with the
+  glossary's party as casters;
+- ``spells, every unit`` (``SpellCastRules(prefilter=False)``; the first run only): the
+  check that the prefilter changes nothing, candidate for candidate;
+- ``npcs``: the NPC rules with two glossary names;
+- the block's pass of the spell gate alone (over the units in ASCII, each word between
+  spaces: ``WordGate``), by Aho-Corasick (``pyahocorasick``, what streamer uses) and by one
+  combined regular expression over the same keywords; checked: both find the same units.
+
+MB/s are the transcript's bytes over a contender's CPU seconds (median of ``--repeat``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
+import msgspec
+
+from benchmarks.environment import environment, load_average
+from benchmarks.import_bench import parse_size
+from benchmarks.run_bench import SEED
+from benchmarks.transcripts import generate
+from streamer.configuration.model import DEFAULT_MAX_UNITS, DEFAULT_OVERLAP_UNITS
 from streamer.domain.dnd.npc_rules import NpcRules
-from streamer.domain.dnd.prefilter import Gate
+from streamer.domain.dnd.prefilter import PADDED, SEPARATOR
 from streamer.domain.dnd.rules import SpellCastRules, SpellRules
-from streamer.framework.kinds.extraction import RulesContext, RulesExtractor, ShownUnit
+from streamer.framework.chunking.chunker import Chunker
+from streamer.framework.kinds.extraction import RulesContext, ShownUnit
 
 MB = 1_000_000
+PARTY = {
+    "LAURA": "Vex'ahlia",
+    "LIAM": "Vax'ildan",
+    "TALIESIN": "Percy",
+    "MARISHA": "Keyleth",
+    "SAM": "Scanlan",
+    "TRAVIS": "Grog",
+    "ASHLEY": "Pike",
+    "ORION": "Tiberius",
+}
+NPC_NAMES = {"trinket": "Trinket", "kima": "Kima"}
 
 
-def units_of(path: Path, repeats: int) -> list[ShownUnit]:
-    turns = json.loads(path.read_bytes())["TURNS"]
-    base = [
-        (
-            ", ".join(n.strip() for n in t["NAMES"]) or None,
-            " ".join(u.strip() for u in t["UTTERANCES"]),
+class _Unit(msgspec.Struct):
+    unit_id: str
+    text: str
+    speaker: str | None = None
+
+
+def chunks(source: Path) -> Iterator[list[ShownUnit]]:
+    """The source document's units in the default plan's chunks (``Chunker``)."""
+    decode = msgspec.json.Decoder(_Unit).decode
+    chunker: Chunker[ShownUnit] = Chunker(DEFAULT_MAX_UNITS, DEFAULT_OVERLAP_UNITS)
+    with open(source, "rb") as lines:
+        lines.readline()  # the header
+        batch: list[ShownUnit] = []
+        for line in lines:
+            unit = decode(line)
+            batch.append(ShownUnit(unit.unit_id, unit.speaker, unit.text))
+            if len(batch) == DEFAULT_MAX_UNITS:
+                yield from (list(chunk.items) for chunk in chunker.add_many(batch))
+                batch = []
+        yield from (list(chunk.items) for chunk in chunker.add_many(batch))
+        yield from (list(chunk.items) for chunk in chunker.finish())
+
+
+def spaced(table: dict[int, str], texts: Sequence[str]) -> tuple[str, list[int]]:
+    """The block as the spell gate's pass reads it, and where each unit after the first
+    starts in it."""
+    block = f" {PADDED.join(texts)} ".translate(table)
+    return block, list(accumulate((len(text) + 3 for text in texts), initial=0))[1:-1]
+
+
+def plain(chunk: Sequence[ShownUnit]) -> list[str]:
+    """The texts the pass reads: the units in ASCII without NUL (the others: "")."""
+    return [u.text if u.text.isascii() and SEPARATOR not in u.text else "" for u in chunk]
+
+
+def automaton_units(automaton: Any, table: dict[int, str], texts: Sequence[str]) -> list[int]:
+    """The units holding a keyword, by the gate's Aho-Corasick automaton."""
+    block, starts = spaced(table, texts)
+    return sorted({bisect_right(starts, end) for end, _ in automaton.iter(block)})
+
+
+def regex_units(pattern: re.Pattern[str], table: dict[int, str], texts: Sequence[str]) -> list[int]:
+    """The units holding a keyword, by one combined regular expression (a lookahead, so
+    that keywords sharing their spaces are all found)."""
+    block, starts = spaced(table, texts)
+    return sorted({bisect_right(starts, match.start()) for match in pattern.finditer(block)})
+
+
+class Contender:
+    def __init__(self, name: str, call: Callable[[list[ShownUnit]], Any]) -> None:
+        self.name = name
+        self.call = call
+        self.seconds = 0.0
+        self.found = 0
+
+    def __call__(self, chunk: list[ShownUnit]) -> Any:
+        start = time.process_time()
+        result = self.call(chunk)
+        self.seconds += time.process_time() - start
+        self.found += len(result)
+        return result
+
+
+def one_run(source: Path, first: bool) -> tuple[list[Contender], dict[str, bool]]:
+    spells_context = RulesContext(PARTY)
+    npc_context = RulesContext({}, NPC_NAMES)
+    # the spell gate's pass over units in ASCII (all but a few of CRD3's), its two forms
+    spaced_pass = SpellRules.of(spells_context).gate._spaced
+    assert spaced_pass is not None and spaced_pass.automaton is not None
+    keywords = sorted(spaced_pass.needs, key=lambda word: (-len(word), word))
+    pattern = re.compile(f"(?=(?:{'|'.join(map(re.escape, keywords))}))")
+    table, automaton_ = spaced_pass.table, spaced_pass.automaton
+    spells = Contender("spells", lambda chunk: SpellCastRules()(chunk, spells_context))
+    every = Contender(
+        "spells, every unit", lambda chunk: SpellCastRules(prefilter=False)(chunk, spells_context)
+    )
+    npcs = Contender("npcs", lambda chunk: NpcRules()(chunk, npc_context))
+    automaton = Contender(
+        "spell gate's pass: Aho-Corasick",
+        lambda chunk: automaton_units(automaton_, table, plain(chunk)),
+    )
+    regex = Contender(
+        "spell gate's pass: combined regex",
+        lambda chunk: regex_units(pattern, table, plain(chunk)),
+    )
+    same_candidates = same_units = True
+    for chunk in chunks(source):
+        found = spells(chunk)
+        if first:
+            same_candidates &= every(chunk) == found
+        npcs(chunk)
+        same_units &= automaton(chunk) == regex(chunk)
+    contenders = [spells, *([every] if first else []), npcs, automaton, regex]
+    checks = {"same units by both passes": same_units}
+    if first:
+        checks["prefiltered candidates identical to every unit's"] = same_candidates
+    return contenders, checks
+
+
+def measure(folder: Path, size: int, repeat: int) -> dict[str, Any]:
+    transcript, turns = generate("crd3", folder, size, SEED)
+    source = folder / "source.jsonl"
+    command = [sys.executable, "-m", "streamer", "import", "crd3", str(transcript)]
+    command += ["--output", str(source), "--document-id", "bench", "--quiet"]
+    subprocess.run(command, check=True)
+    seconds: dict[str, list[float]] = {}
+    found: dict[str, int] = {}
+    checks: dict[str, bool] = {}
+    loads = []
+    for run in range(repeat):
+        contenders, run_checks = one_run(source, first=run == 0)
+        for contender in contenders:
+            seconds.setdefault(contender.name, []).append(contender.seconds)
+            found[contender.name] = contender.found
+        for name, ok in run_checks.items():
+            checks[name] = checks.get(name, True) and ok
+        loads.append(float(load_average().split()[0]))
+    return {
+        "transcript_bytes": transcript.stat().st_size,
+        "turns": turns,
+        "repeat": repeat,
+        "load_average": loads,
+        "seconds": {name: statistics.median(runs) for name, runs in seconds.items()},
+        "seconds_each_run": seconds,
+        "found": found,
+        "checks": checks,
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    size = result["transcript_bytes"]
+    checks = ", ".join(f"{name}: {'yes' if ok else 'NO'}" for name, ok in result["checks"].items())
+    lines = [
+        f"CRD3 transcript {size / MB:.0f} MB, {result['turns']:,} turns, chunks of "
+        f"{DEFAULT_MAX_UNITS} units; medians of {result['repeat']} runs; load average "
+        "(1 min) after each: " + ", ".join(f"{load:.1f}" for load in result["load_average"]),
+        "",
+        "| contender | CPU s | MB/s of transcript | found (candidates or units) | CPU s each run |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for name, seconds in result["seconds"].items():
+        each = " ".join(f"{s:.2f}" for s in result["seconds_each_run"][name])
+        rate = size / MB / seconds if seconds else float("inf")
+        lines.append(
+            f"| {name} | {seconds:.2f} | {rate:.0f} | {result['found'][name]:,} | {each} |"
         )
-        for t in turns
-    ]
-    return [
-        ShownUnit(f"r{r:04d}-{i:05d}", speaker, text)
-        for r in range(repeats)
-        for i, (speaker, text) in enumerate(base)
-    ]
+    lines += ["", f"Checked: {checks}."]
+    return "\n".join(lines)
 
 
-def chunks(units: list[ShownUnit]) -> list[list[ShownUnit]]:
-    return [units[start : start + 100] for start in range(0, len(units), 90)]
-
-
-def timed(
-    rules: RulesExtractor, parts: list[list[ShownUnit]], context: RulesContext
-) -> tuple[float, int]:
-    start = time.perf_counter()
-    found = sum(len(rules(part, context)) for part in parts)
-    return time.perf_counter() - start, found
-
-
-def regex_gate(keywords: list[str]) -> re.Pattern[str]:
-    return re.compile("|".join(map(re.escape, sorted(keywords, key=len, reverse=True))))
-
-
-def main() -> None:
-    path, repeats = Path(sys.argv[1]), int(sys.argv[2])
-    size = path.stat().st_size
-    context = RulesContext({"ORION": "Tiberius Stormwind", "SAM": "Scanlan Shorthalt"})
-    one = chunks(units_of(path, 1))
-    fast, found = timed(SpellCastRules(), one, context)
-    slow, same = timed(SpellCastRules(prefilter=False), one, context)
-    assert found == same
-    print(
-        f"episode {path.name} {size / MB:.2f} MB: prefiltered {fast:.3f} s "
-        f"({size / MB / fast:.0f} MB/s), every unit {slow:.3f} s, {found} candidates"
-    )
-    many = chunks(units_of(path, repeats))
-    total = size * repeats
-    seconds, found = timed(SpellCastRules(), many, context)
-    print(
-        f"x{repeats} {total / MB:.0f} MB: spells {seconds:.2f} s "
-        f"({total / MB / seconds:.0f} MB/s), {found} candidates"
-    )
-    npc_context = RulesContext({}, {"trinket": "Trinket", "kima": "Kima"})
-    seconds, found = timed(NpcRules(), many, npc_context)
-    print(f"x{repeats}: npcs {seconds:.2f} s ({total / MB / seconds:.0f} MB/s), {found} candidates")
-    gate = Gate(SpellRules.of(context).gate.keywords)  # the block's pass alone
-    pattern = regex_gate(list(gate.keywords))
-    texts = [[unit.text for unit in part] for part in many]
-    start = time.perf_counter()
-    picked_ac = [gate.units(part) for part in texts]
-    ac = time.perf_counter() - start
-    start = time.perf_counter()
-    picked_re = []
-    for part in texts:
-        low = "\x00".join(part).lower()
-        ends: list[int] = []
-        found_units: list[int] = []
-        position = 0
-        for text in part:
-            position += len(text) + 1
-            ends.append(position)
-        index = 0
-        for match in pattern.finditer(low):
-            while ends[index] <= match.start():
-                index += 1
-            if not found_units or found_units[-1] != index:
-                found_units.append(index)
-        picked_re.append(found_units)
-    rx = time.perf_counter() - start
-    assert picked_ac == picked_re
-    print(
-        f"gate over {len(gate.keywords)} keywords: Aho-Corasick {ac:.2f} s "
-        f"({total / MB / ac:.0f} MB/s), combined regex {rx:.2f} s ({total / MB / rx:.0f} MB/s)"
-    )
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.rules_bench", description=__doc__)
+    parser.add_argument("--size", default="200MB", help="transcript size (default 200MB)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each (default 3)")
+    parser.add_argument("--data-dir", type=Path, help="keep the transcript here (default: temp)")
+    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="streamer-rules-bench-") as temporary:
+        folder = args.data_dir or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        result = measure(folder, parse_size(args.size), args.repeat)
+    print(table(result))
+    print()
+    for key, value in environment([]).items():
+        if key != "matplotlib":
+            print(f"- {key}: {value}")
+    print(f"- load average at the end: {load_average()}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0 if all(result["checks"].values()) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

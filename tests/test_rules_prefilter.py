@@ -207,6 +207,7 @@ def test_the_catalog_forms_said_give_the_same_candidates(
 
 
 WORD = re.compile(r"[\w']+(?:-[\w']+)*")
+SAME_WORDS = re.compile(r"(?:[\w'])+(?:-[\w']+)*")  # not WORD's text: the anchors' pass
 FOLD = str.maketrans({"\u2019": "'", "K": "k"})
 WORDS = ["k's", "as", "a\u03c2", "\u03c3i", "i", "a-b"]
 
@@ -250,7 +251,9 @@ def test_the_word_gate_finds_the_units_holding_a_word_or_a_phrase(
         for i, text in enumerate(texts)
         if words_of(text) & set(words) or any(set(p) <= words_of(text) for p in phrases)
     ]
-    assert WordGate(words, phrases, WORD, FOLD).units(texts) == expected
+    # the spaced pass (WORD) on ASCII texts, anchors on the others; anchors on every text
+    for pattern in (WORD, SAME_WORDS):
+        assert WordGate(words, phrases, pattern, FOLD).units(texts) == expected
 
 
 def test_a_word_gate_refuses_words_it_could_never_find() -> None:

@@ -58,12 +58,22 @@ class WordGate:
     has no group), each lower-cased; ``words`` and the phrases' words are lower-case and each
     one whole match of ``pattern`` (any other could never be found).
 
-    First the block's pass: a unit can hold a word only where the block lower-cased holds
-    the word's *anchor* (its longest run of letters and digits that lower-casing in context
-    and ``fold`` leave alone). The pass looks for the anchors of the words and of each
-    phrase's longest word; a unit holding the anchor of a phrase's longest word is then
-    asked, by substring, for the anchors of its other words. Only then are the words of
-    the units that can hold something compared with the declared ones, unit by unit."""
+    First the block's pass, one of two:
+
+    - the units in ASCII (and without NUL), when ``pattern`` is ``WORD`` (the rules'
+      words: letters, digits, ``_`` and ``'``, joined by ``-``): the block lower-cased,
+      each other character a space (``fold`` applied first), each unit between spaces, so
+      that every word stands between two spaces: the pass looks for the declared words and
+      each phrase's longest word that way (`` mark ``), whole, and a unit holding a
+      phrase's longest word is then asked for its other words, whole, by substring;
+    - the others: a unit can hold a word only where the block lower-cased holds the word's
+      *anchor* (its longest run of letters and digits that lower-casing in context and
+      ``fold`` leave alone); the pass looks for the anchors of the words and of each
+      phrase's longest word, and a unit holding one is then asked for the anchors of the
+      phrase's other words.
+
+    Then the words of the units that can hold something are compared with the declared
+    ones, unit by unit."""
 
     def __init__(
         self,
@@ -108,15 +118,29 @@ class WordGate:
         # is compared
         self.keywords = tuple(sorted(self._word_anchors.union(self._others)))
         self._automaton = None if "" in self.keywords else _automaton(self.keywords)
+        self._spaced = _Spaced.of(self, pattern, self._fold)
 
     def units(self, texts: Sequence[str]) -> list[int]:
         """The indices (ascending) of the texts whose words hold a word or a phrase."""
-        if self._automaton is None:
-            picked: Iterable[int] = range(len(texts))
+        spaced = self._spaced
+        if spaced is None:
+            picked = self._anchored(texts)
         else:
-            scan = _scan(self._automaton, texts)
-            picked = (i for i, found in scan.found.items() if self._may(found, scan.text(i)))
+            plain = [text.isascii() and SEPARATOR not in text for text in texts]
+            if all(plain):
+                picked = spaced.units(texts)
+            else:
+                ones = [text if ok else "" for text, ok in zip(texts, plain, strict=True)]
+                others = [text if not ok else "" for text, ok in zip(texts, plain, strict=True)]
+                picked = sorted([*spaced.units(ones), *self._anchored(others)])
         return [index for index in picked if self.holds(texts[index])]
+
+    def _anchored(self, texts: Sequence[str]) -> list[int]:
+        """The units the anchors' pass picks."""
+        if self._automaton is None:
+            return list(range(len(texts)))
+        scan = _scan(self._automaton, texts)
+        return [i for i, found in scan.found.items() if self._may(found, scan.text(i))]
 
     def _may(self, anchors: list[str], low: str) -> bool:
         """Whether a unit holding ``anchors`` (its text lower-cased: ``low``) may hold a
@@ -143,13 +167,98 @@ class WordGate:
         return False
 
 
-def _automaton(keywords: Iterable[str]) -> ahocorasick.Automaton | None:
-    """An automaton whose value for a keyword is the keyword; ``None`` for no keyword."""
+WORD = re.compile(r"[\w']+(?:-[\w']+)*")
+"""The words the spaced pass knows: letters, digits, ``_`` and ``'``, joined by ``-``."""
+_WORD_CHARACTER = re.compile(r"[\w']")
+PADDED = f" {SEPARATOR} "
+
+
+@dataclass(frozen=True)
+class _Spaced:
+    """The pass over units in ASCII (``WordGate``): ``table`` makes each ASCII character
+    what the rules read (folded, lower-cased; any but a word's a space); the automaton
+    finds `` word `` for the declared words and each phrase's longest word: its value,
+    what else the unit must hold (``needs``: the other words of each phrase, spaced;
+    ``((),)`` for nothing else)."""
+
+    table: dict[int, str]
+    automaton: ahocorasick.Automaton | None
+    needs: dict[str, tuple[tuple[str, ...], ...]]
+
+    @staticmethod
+    def of(gate: WordGate, pattern: re.Pattern[str], fold: Mapping[int, str]) -> _Spaced | None:
+        """The pass for ``gate``, or ``None`` when ``pattern`` is not ``WORD`` or ``fold``
+        makes an ASCII character anything but one ASCII character."""
+        if (pattern.pattern, pattern.flags) != (WORD.pattern, WORD.flags):
+            return None
+        table: dict[int, str] = {}
+        for code in range(128):
+            character = chr(code).translate(fold)
+            if len(character) != 1 or not character.isascii():
+                return None
+            character = character.lower()
+            table[code] = character if _WORD_CHARACTER.fullmatch(character) else " "
+        table[ord(SEPARATOR)] = SEPARATOR
+
+        def spaced(word: str) -> str:
+            return f" {word.translate(table)} "
+
+        words = frozenset(spaced(word) for word in gate.words if word.isascii())
+        others: dict[str, set[tuple[str, ...]]] = {}
+        for phrase in gate.phrases:
+            if all(word.isascii() for word in phrase):
+                first = max(phrase, key=lambda word: (len(word), word))
+                rest = tuple(sorted(spaced(word) for word in phrase - {first}))
+                others.setdefault(spaced(first), set()).add(rest)
+        for word in words:
+            others[word] = {()}
+        needs = {first: tuple(sorted(found)) for first, found in others.items()}
+        return _Spaced(table, _automaton(needs), needs)
+
+    def units(self, texts: Sequence[str]) -> list[int]:
+        """The units (in ASCII, without NUL) that may hold a word or a phrase."""
+        if self.automaton is None or not texts:
+            return []
+        block = f" {PADDED.join(texts)} ".translate(self.table)
+        starts = list(accumulate((len(text) + 3 for text in texts), initial=0))[1:-1]
+        picked: list[int] = []
+        following = -1  # where the text after the last one found starts
+        start = 0
+        unit: str | None = None  # the text of the unit of the last match, once needed
+        done = False
+        # matches come by end position, and none crosses a NUL: their texts come in order
+        for end, needs in self.automaton.iter(block):
+            if end >= following:
+                index = bisect_right(starts, end)
+                start = starts[index - 1] if index else 0
+                following = starts[index] if index < len(starts) else len(block)
+                unit = None
+                done = False
+            elif done:
+                continue
+            if not needs[0]:  # a word, or a phrase of one word
+                picked.append(index)
+                done = True
+                continue
+            if unit is None:
+                unit = block[start:following]
+            for rest in needs:
+                if all(other in unit for other in rest):
+                    picked.append(index)
+                    done = True
+                    break
+        return picked
+
+
+def _automaton(keywords: Iterable[str] | Mapping[str, object]) -> ahocorasick.Automaton | None:
+    """An automaton whose value for a keyword is the keyword (or, for a mapping, the
+    keyword's value); ``None`` for no keyword."""
     automaton = ahocorasick.Automaton()
     for word in keywords:
         if not word or word != word.lower() or SEPARATOR in word:
             raise ValueError("a keyword is lower-case, non-empty and without NUL")
-        automaton.add_word(word, word)
+        value = keywords[word] if isinstance(keywords, Mapping) else word
+        automaton.add_word(word, value)
     if not len(automaton):
         return None
     automaton.make_automaton()
