@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import platform
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.contenders import Contender, version_of
 from benchmarks.measure import REPO
@@ -50,3 +52,17 @@ def environment(contenders: Iterable[Contender]) -> dict[str, str]:
     env["matplotlib"] = version_of("matplotlib")
     env["load average at start (1, 5, 15 min)"] = load_average()
     return env
+
+
+def print_result(text: str, result: dict[str, Any], json_path: Path | None) -> int:
+    """Print a benchmark's table, the machine and the load; write ``result`` to
+    ``json_path`` when given. The exit status: 0 when every check of ``result`` held."""
+    print(text)
+    print()
+    for key, value in environment([]).items():
+        if key != "matplotlib":
+            print(f"- {key}: {value}")
+    print(f"- load average at the end: {load_average()}")
+    if json_path is not None:
+        json_path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0 if all(result["checks"].values()) else 1

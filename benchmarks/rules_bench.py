@@ -25,7 +25,6 @@ MB/s are the transcript's bytes over a contender's CPU seconds (median of ``--re
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import statistics
 import subprocess
@@ -40,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from benchmarks.environment import environment, load_average
+from benchmarks.environment import load_average, print_result
 from benchmarks.import_bench import parse_size
 from benchmarks.run_bench import SEED
 from benchmarks.transcripts import generate
@@ -226,15 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = args.data_dir or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         result = measure(folder, parse_size(args.size), args.repeat)
-    print(table(result))
-    print()
-    for key, value in environment([]).items():
-        if key != "matplotlib":
-            print(f"- {key}: {value}")
-    print(f"- load average at the end: {load_average()}")
-    if args.json is not None:
-        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return 0 if all(result["checks"].values()) else 1
+    return print_result(table(result), result, args.json)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.environment import environment, load_average
+from benchmarks.environment import print_result
 from benchmarks.import_bench import parse_size
 from benchmarks.measure import Child, MiB, measure, warm
 from benchmarks.transcripts import generate
@@ -175,15 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = args.data_dir or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         result = measure_run(folder, parse_size(args.size), args.repeat, args.timeout)
-    print(table(result))
-    print()
-    for key, value in environment([]).items():
-        if key != "matplotlib":
-            print(f"- {key}: {value}")
-    print(f"- load average at the end: {load_average()}")
-    if args.json is not None:
-        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    return 0 if all(result["checks"].values()) else 1
+    return print_result(table(result), result, args.json)
 
 
 if __name__ == "__main__":
