@@ -354,6 +354,25 @@ def test_errors_are_those_of_one_job_whichever_task_they_fall_in(
     assert children() == set()
 
 
+def test_a_task_read_again_is_read_in_the_blocks_of_one_job_after_the_head(
+    tmp_path: Path,
+) -> None:
+    """The first reads of ``--jobs 1`` stop where the head's reader stopped reading
+    ahead, so its first block may be short; which of two errors in a row is named
+    depends on where the blocks end, and a task read again must be read in the same
+    blocks (buffers of a few lines: the head's read-ahead ends in the first one)."""
+    case = write_case(tmp_path, UNITS, LANES)
+    for position in (0, 2):
+        items = raw_items(UNITS)
+        items[position] = orjson.dumps({**UNITS[position], "text": 5})  # of the wrong type
+        items[position + 1] = items[position + 1][:-3]  # then a line that is not JSON
+        case.source.write_bytes(jsonl_document(items, digest_of(UNITS)))
+        for buffer_size in range(100, 400, 9):
+            expected = outcome(evidence_of, case, 1, buffer_size)
+            with mock.patch.object(parallel, "TASK_SIZE", 40):
+                assert outcome(evidence_of, case, 2, buffer_size) == expected, buffer_size
+
+
 def test_the_command_line_error_and_status_are_those_of_one_job(tmp_path: Path) -> None:
     case = write_case(tmp_path, UNITS, LANES)
     items, digest = plant("start after end", 33)

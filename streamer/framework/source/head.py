@@ -119,12 +119,15 @@ def string_value(raw: bytes, where: str) -> str:
 
 class Replay(io.RawIOBase):
     """A raw stream that first replays ``prefix`` and then reads on from ``stream``;
-    ``head_size``: the bytes of ``stream`` read before ``prefix`` (the head)."""
+    ``head_size``: the bytes of ``stream`` read before ``prefix`` (the head). A read
+    never runs past the end of the prefix (so where the reads of a regular file end
+    depends only on ``head_size`` and ``prefix_size``: ``source.parallel``)."""
 
     def __init__(self, prefix: bytes, stream: BinaryIO, head_size: int = 0) -> None:
         self._prefix = memoryview(prefix)
         self._stream: Any = stream
         self.head_size = head_size
+        self.prefix_size = len(prefix)
 
     def readable(self) -> bool:
         return True

@@ -368,11 +368,13 @@ def parallel_batches(
 class FileLines:
     """The lines of a regular file after its header (from ``units_start``), read by
     offset (``os.pread``: the descriptor's position is never moved, so forked workers
-    share it)."""
+    share it). ``read_ahead``: the bytes after the header that the reader of the head
+    read (``head.Replay``: replayed by the first reads of ``--jobs 1``)."""
 
-    def __init__(self, descriptor: int, units_start: int) -> None:
+    def __init__(self, descriptor: int, units_start: int, read_ahead: int = 0) -> None:
         self.descriptor = descriptor
         self.units_start = units_start
+        self.read_ahead = read_ahead
         # told how far the lines taken back reach (a progress line), when given
         self.reached: Callable[[int], None] | None = None
 
@@ -429,15 +431,21 @@ class FileLines:
 
 
 class _PositionedReader:
-    """A raw stream reading a file from an offset by ``os.pread`` (``readinto``, whole
-    reads, as a regular file gives them): the blocks ``--jobs 1`` reads from it."""
+    """A raw stream reading the lines of a file by ``os.pread`` as ``--jobs 1`` reads
+    them (``head.Replay``): no read runs past the bytes the head's reader read ahead,
+    every other read is whole, as a regular file gives it. So ``line_blocks`` cuts the
+    blocks of ``--jobs 1`` from it."""
 
-    def __init__(self, lines: FileLines, offset: int) -> None:
+    def __init__(self, lines: FileLines) -> None:
         self._lines = lines
-        self.offset = offset
+        self.offset = lines.units_start
+        self._replayed = lines.units_start + lines.read_ahead
 
     def readinto(self, buffer: Any) -> int:
-        data = self._lines.read(self.offset, len(buffer))
+        size = len(buffer)
+        if self.offset < self._replayed:
+            size = min(size, self._replayed - self.offset)
+        data = self._lines.read(self.offset, size)
         buffer[: len(data)] = data
         self.offset += len(data)
         return len(data)
@@ -491,7 +499,7 @@ def file_batches(
 def _read_on(lines: FileLines, start: int, feed: _Feed, buffer_size: int) -> Iterator[Batch]:
     """The rest of the file from the line at ``start`` (the first not yet taken), read
     and parsed in this process as ``--jobs 1`` reads it: from the block that holds it."""
-    blocks = line_blocks(_PositionedReader(lines, lines.units_start), buffer_size)
+    blocks = line_blocks(_PositionedReader(lines), buffer_size)
     position = lines.units_start
     for block in blocks:
         end = position + len(block)

@@ -105,7 +105,8 @@ class SourceDocumentReader:
 
             if self._start is not None:  # a regular file: the workers read it
                 descriptor, start = self._start
-                source = parallel.FileLines(descriptor, start + self._stream.raw.head_size)
+                raw = self._stream.raw
+                source = parallel.FileLines(descriptor, start + raw.head_size, raw.prefix_size)
                 source.reached = getattr(self._origin, "reached", None)  # progress
                 read = parallel.file_batches(source, digest, self._jobs, self._buffer_size, wanted)
             else:
