@@ -431,17 +431,28 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
         return batches(self, *args)
 
     monkeypatch.setattr(AcceptedSource, "batches", batches_of)
+    reads: list[str] = []  # the passes over its lines
+    blocks = AcceptedSource.blocks
+
+    def blocks_of(self: AcceptedSource, *args: Any) -> Any:
+        reads.append("lines")
+        return blocks(self, *args)
+
+    monkeypatch.setattr(AcceptedSource, "blocks", blocks_of)
     if interrupted_in is not None:
         counter.fail_in = interrupted_in
         with pytest.raises(KeyboardInterrupt):
             api.run(config, episode, "crd3", output, warn=quiet)
         counter.fail_in = None
     passes.clear()
+    reads.clear()
     result = api.run(config, episode, "crd3", output, warn=quiet)
     assert checked == []  # the import checked every unit as it wrote them: no stage again
     # extraction reads the lines and writes the index that normalize and bundle read
     # instead; a rerun that starts after extraction has no index: they read the lines
     assert passes == 2 * ["lines" if interrupted_in else "index"]
+    # extraction answers its three rules lanes in one pass over the lines
+    assert len(reads) == (2 if interrupted_in else 1)
     reference = by_hand(tmp_path / "by-hand", episode, "crd3", episode.stem, config)
     assert len(checked) == 3  # extract, normalize and bundle, each by its own command
     assert tree(output) == tree(reference)
@@ -458,3 +469,25 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
     assert all(lane["candidates"] > 0 for lane in counts["extract"]["lanes"])
     assert counts["extract"]["chunks"] > 50
     assert counts["report"]["contexts"] > 10
+
+
+@pytest.mark.skipif(not CRD3_EPISODES, reason="the CRD3 sample (../shared/data/crd3) is absent")
+def test_lanes_extracted_together_write_the_files_each_writes_alone(tmp_path: Path) -> None:
+    """Extraction answers every lane of a chunk in one pass: each lane's candidates file is
+    the one extracting that lane alone writes."""
+    episode = CRD3_EPISODES[0]
+    config_path = tmp_path / "streamer.yaml"
+    config_path.write_text(CRD3_CONFIG, encoding="utf-8")
+    (tmp_path / "glossary.yaml").write_text(CRD3_GLOSSARY, encoding="utf-8")
+    config = api.load_config(config_path)
+    source = tmp_path / "source.jsonl"
+    api.import_transcript("crd3", episode, document_id=episode.stem, output=source)
+    together = api.extract(config, source, tmp_path / "together")
+    lanes = ["spells", "npcs", "talks"]
+    for lane in lanes:
+        api.extract(config, source, tmp_path / lane, lanes=[lane])
+    files = tree(tmp_path / "together")
+    assert sorted(files) == sorted(f"{lane}.jsonl" for lane in lanes)
+    for lane in lanes:
+        assert files[f"{lane}.jsonl"] == tree(tmp_path / lane)[f"{lane}.jsonl"]
+    assert all(lane["candidates"] > 0 for lane in together.receipt()["lanes"])

@@ -9,9 +9,10 @@ The file is written atomically and owner-only: it holds values taken from the tr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from streamer.framework.canonical_json import compact
 from streamer.output.publication import atomic_file
@@ -41,17 +42,23 @@ def header(
     }
 
 
-def write_candidates(
-    path: Path,
-    head: dict[str, Any],
-    candidates: Iterable[tuple[str, list[dict[str, Any]]]],
-) -> int:
-    """Write the header, then each chunk's records in order; the number of candidates."""
-    count = 0
+class CandidatesWriter:
+    """A candidates file being written: its header, then ``add`` each chunk's records in
+    chunk order; published (atomically) when the ``candidates_file`` block ends."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self._out = out
+        self.count = 0
+
+    def add(self, chunk_id: str, records: list[dict[str, Any]]) -> None:
+        for record in records:
+            self._out.write(compact({"chunk_id": chunk_id, "record": record}) + b"\n")
+            self.count += 1
+
+
+@contextlib.contextmanager
+def candidates_file(path: Path, head: dict[str, Any]) -> Iterator[CandidatesWriter]:
+    """Write the candidates file ``path``: ``head``, then what is added to the writer."""
     with atomic_file(path) as out:
         out.write(compact(head) + b"\n")
-        for chunk_id, records in candidates:
-            for record in records:
-                out.write(compact({"chunk_id": chunk_id, "record": record}) + b"\n")
-                count += 1
-    return count
+        yield CandidatesWriter(out)

@@ -18,13 +18,14 @@ leaves the candidates files as they were and the cache with every answer it rece
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from streamer.extraction.cache import ResponseCache, cache_key
-from streamer.extraction.candidates import candidates_path, header, write_candidates
+from streamer.extraction.candidates import candidates_file, candidates_path, header
 from streamer.extraction.chunks import ChunkPlan, ExtractionChunk
 from streamer.extraction.negotiation import Negotiation
 from streamer.extraction.requests import (
@@ -326,54 +327,61 @@ def write_lane_files(
     context: RulesContext,
     progress: ChunkProgress,
 ) -> None:
-    """The candidates file of every lane that did not fail, in chunk order; a rules lane
+    """The candidates file of every lane that did not fail, in chunk order, all of them in
+    one pass over the chunks (each rules lane answers a chunk as it goes by); a rules lane
     that can find nothing with this context says why in its receipt (``note``)."""
-    for lane in lanes:
-        if lane.failed:
-            continue
+    writing = [lane for lane in lanes if not lane.failed]
+    for lane in writing:
         note = getattr(lane.extractor, "note", None)  # optional for a plugin's engine
         if callable(note):
             lane.note = note(context)
-        path = candidates_path(output_dir, lane.lane_id)
-        head = header(
-            lane.lane_id,
-            lane.kind.name,
-            plan.document_id,
-            plan.semantic_digest,
-            lane.engine,
-            lane.model,
-            lane.prompt_id,
-        )
-        records = _records(plan, lane, cache, context, progress)
-        lane.stats.candidates = write_candidates(path, head, records)
-        lane.output = path
+    if not writing:
+        return
+    with contextlib.ExitStack() as files:
+        writers = []
+        for lane in writing:
+            head = header(
+                lane.lane_id,
+                lane.kind.name,
+                plan.document_id,
+                plan.semantic_digest,
+                lane.engine,
+                lane.model,
+                lane.prompt_id,
+            )
+            path = candidates_path(output_dir, lane.lane_id)
+            writers.append(files.enter_context(candidates_file(path, head)))
+        for chunk in plan.chunks():
+            for lane, writer in zip(writing, writers, strict=True):
+                writer.add(chunk.chunk_id, _records(plan, lane, chunk, cache, context, progress))
+    for lane, writer in zip(writing, writers, strict=True):
+        lane.stats.candidates = writer.count
+        lane.output = candidates_path(output_dir, lane.lane_id)
 
 
 def _records(
     plan: ChunkPlan,
     lane: LanePlan,
+    chunk: ExtractionChunk,
     cache: ResponseCache,
     context: RulesContext,
     progress: ChunkProgress,
-) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+) -> list[dict[str, Any]]:
+    """The lane's answer for ``chunk``: its rules' records, or the model's cached answer."""
     extractor = lane.extractor
-    for chunk in plan.chunks():
-        if extractor is not None:
-            records = extractor(chunk.units, context)
-            for index, record in enumerate(records):  # a bug in the engine, not bad input
-                lane.kind.parse_model_record(record, f"$.records[{index}]")
-            lane.stats.chunks += 1
-            progress(lane.lane_id, lane.stats.chunks, plan.chunk_count)
-        else:
-            mode = lane.modes.get(chunk.chunk_id)
-            cached = (
-                None if mode is None else cache.read(lane.kind, lane.lane_id, lane.key(chunk, mode))
-            )
-            if cached is None:
-                raise StreamerError(
-                    f"lane {lane.lane_id}: the cached answer of {chunk.chunk_id} disappeared "
-                    "during the run",
-                    hint="do not share a cache folder between runs at the same time",
-                )
-            records = cached
-        yield chunk.chunk_id, records
+    if extractor is not None:
+        records = extractor(chunk.units, context)
+        for index, record in enumerate(records):  # a bug in the engine, not bad input
+            lane.kind.parse_model_record(record, f"$.records[{index}]")
+        lane.stats.chunks += 1
+        progress(lane.lane_id, lane.stats.chunks, plan.chunk_count)
+        return records
+    mode = lane.modes.get(chunk.chunk_id)
+    cached = None if mode is None else cache.read(lane.kind, lane.lane_id, lane.key(chunk, mode))
+    if cached is None:
+        raise StreamerError(
+            f"lane {lane.lane_id}: the cached answer of {chunk.chunk_id} disappeared "
+            "during the run",
+            hint="do not share a cache folder between runs at the same time",
+        )
+    return cached
