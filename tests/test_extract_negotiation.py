@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.extract_support import cites_first_unit, first_units, write_config
-from tests.fake_openai import Reply, Request, always, fake_server
+from tests.fake_openai import Reply, Request, always, fake_server, structured_mode
 from tests.test_extract import ALL_LANES, CHUNKS, Sleeps, extract, lane
 
 LANES = ALL_LANES[:6]
@@ -19,12 +19,7 @@ LANES = ALL_LANES[:6]
 
 def mode_of(request: Request) -> str:
     """The structured-output mode a request was sent in."""
-    format_ = request.body.get("response_format")
-    if format_ is None:
-        return "none"
-    if format_["type"] == "json_schema":
-        return "json_schema"
-    return "json_object_schema" if "schema" in format_ else "json_object"
+    return structured_mode(request.body)
 
 
 def refusing(*modes: str, status: int = 500) -> Any:
