@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from streamer import api
 from streamer.configuration import Configuration, resolve_configuration
 from streamer.extraction.chunks import chunk_count
-from streamer.framework.chunking.chunker import Chunker, chunk_id
+from streamer.framework.chunking.chunker import Chunker, chunk_id, chunk_span
 from tests.import_cases import EXPECTED, FIXTURES
 from tests.support import config_dict, jsonl_bytes, run_cli, unit
 
@@ -81,6 +81,18 @@ def test_brute_force_examples() -> None:
 @settings(max_examples=300, deadline=None)
 def test_chunker_agrees_with_brute_force(size: tuple[int, int, int]) -> None:
     assert chunker_bounds(*size) == brute_force(*size)
+
+
+@given(sizes)
+@settings(max_examples=300, deadline=None)
+def test_chunk_span_agrees_with_brute_force(size: tuple[int, int, int]) -> None:
+    """Each chunk's span by arithmetic, no other ID (past the last, spelled otherwise)."""
+    chunks = brute_force(*size)
+    for name, start, end in chunks:
+        assert chunk_span(name, *size) == (start, end)
+    others = [f"chunk-{len(chunks) + 1:06d}", "chunk-000000", "chunk-1", "chunk-0000001"]
+    others += ["chunk--00001", "chunk-00000\u0661", "chunk-", "000001", "Chunk-000001"]
+    assert [chunk_span(name, *size) for name in others] == [None] * len(others)
 
 
 @given(sizes)

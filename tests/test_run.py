@@ -16,7 +16,7 @@ from streamer import api
 from streamer.api import stages
 from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
-from streamer.framework.source.accepted import AcceptedSource
+from streamer.framework.source.accepted import AcceptedSource, UnitIndex
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import CRD3_EPISODES
 from tests.run_support import (
@@ -439,6 +439,14 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
         return blocks(self, *args)
 
     monkeypatch.setattr(AcceptedSource, "blocks", blocks_of)
+    seeks: list[int] = []  # the blocks read by position (normalize, after extraction's index)
+    block = UnitIndex.block
+
+    def block_of(self: UnitIndex, number: int) -> Any:
+        seeks.append(number)
+        return block(self, number)
+
+    monkeypatch.setattr(UnitIndex, "block", block_of)
     if interrupted_in is not None:
         counter.fail_in = interrupted_in
         with pytest.raises(KeyboardInterrupt):
@@ -446,11 +454,14 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
         counter.fail_in = None
     passes.clear()
     reads.clear()
+    seeks.clear()
     result = api.run(config, episode, "crd3", output, warn=quiet)
     assert checked == []  # the import checked every unit as it wrote them: no stage again
-    # extraction reads the lines and writes the index that normalize and bundle read
-    # instead; a rerun that starts after extraction has no index: they read the lines
-    assert passes == 2 * ["lines" if interrupted_in else "index"]
+    # extraction reads the lines and writes the index that bundle reads instead, and
+    # normalize only the blocks its candidates cite; a rerun that starts after extraction
+    # has no index: they read the lines
+    assert passes == (2 * ["lines"] if interrupted_in else ["index"])
+    assert bool(seeks) is not bool(interrupted_in)
     # extraction answers its three rules lanes in one pass over the lines
     assert len(reads) == (2 if interrupted_in else 1)
     reference = by_hand(tmp_path / "by-hand", episode, "crd3", episode.stem, config)

@@ -21,7 +21,7 @@ from streamer import api
 from streamer.framework.kinds.normalization import NormalizationSpec
 from streamer.normalization.collapse import Ref
 from streamer.normalization.names import Names
-from streamer.normalization.support import CitedUnit, Support
+from streamer.normalization.support import CitedUnit, Support, says
 from tests.bundle_support import bundle_args
 from tests.normalize_support import (
     candidate,
@@ -456,6 +456,19 @@ def reference_says(text: list[str], value: list[str]) -> bool:
         return False
     windows = [text[i : i + len(value)] for i in range(len(text) - len(value) + 1)]
     return any(all(map(reference_match, window, value)) for window in windows)
+
+
+# words and their forms: an ending alone, one ending on another, an empty word
+WORDS = ["s", "es", "'s", "fire", "fires", "firees", "fire's", "fire'ses", "ball", "balls", "", "e"]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=8), st.lists(st.sampled_from(WORDS), max_size=3))
+def test_says_agrees_with_the_word_by_word_reference(text: list[str], phrase: list[str]) -> None:
+    """``says`` looks the text's words up among the forms of the phrase's words: the
+    phrase occurs where each of its words matches, by ``reference_match``."""
+    windows = [text[i : i + len(phrase)] for i in range(len(text) - len(phrase) + 1)]
+    expected = bool(phrase) and any(all(map(reference_match, w, phrase)) for w in windows)
+    assert says(text, phrase) is expected
 
 
 VOCABULARY = ["fire", "ball", "fog", "cloud", "the", "a", "vex'ahlia", "s", "es", "fires"]

@@ -22,7 +22,7 @@ from streamer.configuration import Configuration
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path
 from streamer.framework.safe_text import shown_path
-from streamer.framework.source.accepted import AcceptedSource
+from streamer.framework.source.accepted import AcceptedSource, UnitsByPosition
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.candidates import (
     CandidatesFile,
@@ -31,6 +31,7 @@ from streamer.normalization.candidates import (
 )
 from streamer.normalization.glossary import PARTY, Glossary, load_glossary
 from streamer.normalization.lanes import (
+    Canonical,
     LaneResult,
     cited,
     expect,
@@ -40,7 +41,7 @@ from streamer.normalization.lanes import (
 )
 from streamer.normalization.names import name_key
 from streamer.normalization.rejections import rejection_lines
-from streamer.normalization.source_index import SourceIndexTap
+from streamer.normalization.source_index import AcceptedIndex, SourceIndexTap
 from streamer.normalization.support import CitedRanges, Support
 from streamer.output.bundle_publication import check_destination, staged_bundle
 
@@ -115,7 +116,8 @@ def normalize(
     reported through ``warn``, one line each. With ``pipeline.normalization.support: off``
     nothing is checked against the cited text and ``normalization.json`` records it.
     ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
-    again (the same bytes are published).
+    again (the same bytes are published), and once extraction has indexed it, it is not
+    read whole: only the blocks holding the cited units (``AcceptedIndex``).
     """
     destination = Path(output_dir)
     check_output_dir(destination, force=force)
@@ -136,9 +138,9 @@ def normalize(
         and isinstance(entry.get("character"), str)
     }
     files: dict[str, CandidatesFile] = {}
-    chunk_ids: set[str] = set()
-    unit_ids: set[str] = set()
+    cited_by_chunk: dict[str, set[str]] = {}  # chunk ID -> the unit IDs its candidates cite
     checks: dict[str, Support] = {}
+    canonical: dict[str, dict[int, Canonical]] = {}  # lane -> line -> what expect made
     for lane_id in run_lanes:
         kind = config.lane(lane_id).kind
         spec = spec_of(kind)
@@ -159,25 +161,42 @@ def normalize(
             checks[lane_id] = Support(spec, terms.names, party, terms.aliases)
         for raw in file.candidates:
             ids, chunk_id = cited(raw, kind)
-            unit_ids |= ids
-            chunk_ids.add(chunk_id)
+            cited_by_chunk.setdefault(chunk_id, set()).update(ids)
             if strict:
-                expect(raw, kind, terms.names, checks[lane_id], terms.aliases)
+                made = expect(raw, kind, terms.names, checks[lane_id], terms.aliases)
+                canonical.setdefault(lane_id, {})[raw.line] = made
     cited_ranges = CitedRanges(checks.values())
-    index = SourceIndexTap(
-        config.chunking.max_units,
-        config.chunking.overlap_units,
-        chunk_ids,
-        unit_ids,
-        cited_ranges.ranges,
-        cited_ranges.read,
-    )
-    with source_batches(source, index.tap, buffer_size=buffer_size, progress=progress) as (
-        batches,
-        identity_of,
-    ):
-        collections.deque(batches, maxlen=0)
-        identity = identity_of()
+    index: SourceIndexTap | AcceptedIndex
+    if isinstance(source, AcceptedSource) and source.index is not None and source.index.complete:
+        # streamer run, after its extraction indexed the document: only the blocks that
+        # hold cited units are read
+        index = AcceptedIndex(
+            UnitsByPosition(source),
+            config.chunking.max_units,
+            config.chunking.overlap_units,
+            cited_by_chunk,
+            cited_ranges.ranges,
+            cited_ranges.read,
+        )
+        identity = source.identity
+        if progress is not None:
+            size = source.path.stat().st_size
+            progress(size, size)
+    else:
+        index = SourceIndexTap(
+            config.chunking.max_units,
+            config.chunking.overlap_units,
+            set(cited_by_chunk),
+            {unit_id for ids in cited_by_chunk.values() for unit_id in ids},
+            cited_ranges.ranges,
+            cited_ranges.read,
+        )
+        with source_batches(source, index.tap, buffer_size=buffer_size, progress=progress) as (
+            batches,
+            identity_of,
+        ):
+            collections.deque(batches, maxlen=0)
+            identity = identity_of()
     document = DocumentSource(identity.document_id, identity.semantic_digest)
     for file in files.values():
         where = f"candidates {file.name} line 1"
@@ -204,6 +223,7 @@ def normalize(
                     terms.names,
                     checks.get(lane_id),
                     terms.aliases,
+                    canonical.get(lane_id),
                 )
             )
         elif spec.glossary_section is not None and spec.glossary_section in terms.sections:

@@ -107,9 +107,11 @@ def normalize_lane(
     names: Names,
     support: Support | None = None,
     aliases: Mapping[str, Names] | None = None,
+    canonical: Mapping[int, Canonical] | None = None,
 ) -> LaneResult:
     """``support``: the support check of the lane, ``None`` when the policy is ``off``;
-    ``aliases``: the glossary's alias sections (``spells``)."""
+    ``aliases``: the glossary's alias sections (``spells``); ``canonical``: what
+    ``expect`` made of each candidate line (by line number), not made again."""
     spec = spec_of(kind)
     result = LaneResult(lane_id, candidates=candidates.read)
     rejections = list(candidates.rejections)
@@ -118,7 +120,10 @@ def normalize_lane(
     for raw in candidates.candidates:
         known = raw.chunk_id if raw.chunk_id in chunks else None
         chunk_of[raw.line] = known
-        outcome = _accept(raw, kind, spec, chunks, positions, names, aliases or {})
+        made = None if canonical is None else canonical.get(raw.line)
+        if made is None:
+            made = canonical_members(raw, kind, spec, names, aliases or {})
+        outcome = _accept(raw, kind, spec, chunks, positions, made)
         checked = support is not None and spec.collapse is not Collapse.SPAN
         if checked and not isinstance(outcome, Problem):
             assert support is not None
@@ -156,13 +161,16 @@ def normalize_lane(
     return result
 
 
+Canonical = tuple[dict[str, Any], dict[str, Any]] | Problem
+
+
 def canonical_members(
     raw: RawCandidate,
     kind: ArtifactKind[Any],
     spec: NormalizationSpec,
     names: Names,
     aliases: Mapping[str, Names],
-) -> tuple[dict[str, Any], dict[str, Any]] | Problem:
+) -> Canonical:
     """A candidate's record (as JSON) and its canonical members (evidence aside), or its
     ``invalid_record`` problem. Needs no source: the support check asks for it before the
     source pass."""
@@ -190,13 +198,15 @@ def expect(
     names: Names,
     support: Support,
     aliases: Mapping[str, Names] | None = None,
-) -> None:
-    """Tell ``support`` what a candidate claims, before the source pass."""
+) -> Canonical:
+    """Tell ``support`` what a candidate claims, before the source pass; what
+    ``canonical_members`` made of it (``normalize_lane`` takes it, not to make it again)."""
     spec = spec_of(kind)
     canonical = canonical_members(raw, kind, spec, names, aliases or {})
     if not isinstance(canonical, Problem):
         record, members = canonical
         support.expect(members, cited_ranges(raw, kind), record)
+    return canonical
 
 
 def _accept(
@@ -205,10 +215,8 @@ def _accept(
     spec: NormalizationSpec,
     chunks: Mapping[str, ChunkSpan],
     positions: Mapping[str, int],
-    names: Names,
-    aliases: Mapping[str, Names],
+    canonical: Canonical,
 ) -> Grounded | Problem:
-    canonical = canonical_members(raw, kind, spec, names, aliases)
     if isinstance(canonical, Problem):
         return canonical
     record, members = canonical

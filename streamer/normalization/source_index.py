@@ -1,4 +1,6 @@
-"""The one pass over the source document that normalization needs.
+"""The one pass over the source document that normalization needs (``SourceIndexTap``), or,
+for the document ``streamer run`` accepted and extraction indexed, no pass: the same spans,
+positions and cited ranges read by position (``AcceptedIndex``).
 
 ``SourceIndexTap.tap(batches)`` passes batches of validated units through unchanged,
 feeding their unit IDs to the framework's streaming ``Chunker`` (exactly the chunk plan
@@ -16,13 +18,15 @@ ranges, never the transcript.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from itertools import compress, count
 
 from msgspec import UNSET
 
-from streamer.framework.chunking.chunker import Chunk, Chunker
+from streamer.framework.chunking.chunker import Chunk, Chunker, chunk_span
+from streamer.framework.source.accepted import UnitsByPosition
 from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.units import Batch
 from streamer.normalization.support import CitedUnit, Pair
@@ -150,3 +154,100 @@ class SourceIndexTap:
                 self.chunks[chunk.chunk_id] = ChunkSpan(
                     chunk.chunk_id, start, start + len(chunk.items) - 1
                 )
+
+
+class AcceptedIndex:
+    """What ``SourceIndexTap`` collects, for the document ``streamer run`` accepted, read
+    through its complete index (``UnitsByPosition``) instead of a pass over every unit:
+    the spans of ``chunk_ids`` from the chunk plan's arithmetic (``chunk_span``: the same
+    spans the ``Chunker`` cuts), the position of each unit ID a candidate cites looked up
+    among the unit IDs of the chunk that candidate names (``cited``: chunk ID -> unit
+    IDs), and each cited range read from the blocks that hold its units. A cited unit ID
+    not found in its chunk (a reference outside it, or to no unit) is looked up in every
+    block, as the pass does: the same positions, the same ranges read, with the same
+    units (a range in document order, at most ``max_units`` units, a reversed one not
+    read). Memory: the cited units, never the transcript."""
+
+    def __init__(
+        self,
+        units: UnitsByPosition,
+        max_units: int,
+        overlap_units: int,
+        cited: Mapping[str, Set[str]],
+        ranges: Mapping[str, Set[str]] | None = None,
+        read: ReadRange | None = None,
+    ) -> None:
+        self.unit_count = units.unit_count
+        self.chunks: dict[str, ChunkSpan] = {}
+        for chunk_id in cited:
+            span = chunk_span(chunk_id, units.unit_count, max_units, overlap_units)
+            if span is not None:
+                self.chunks[chunk_id] = ChunkSpan(chunk_id, *span)
+        found = self._find(units, cited, ranges or {})
+        self.positions: dict[str, int] = {}
+        for ids in cited.values():
+            for unit_id in ids:
+                position = found.get(unit_id)
+                if position is not None:
+                    self.positions[unit_id] = position
+        if ranges and read is not None:
+            self._read(units, max_units, ranges, found, read)
+
+    def _find(
+        self,
+        units: UnitsByPosition,
+        cited: Mapping[str, Set[str]],
+        ranges: Mapping[str, Set[str]],
+    ) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for span in sorted(self.chunks.values(), key=lambda span: span.start):
+            window = units.ids(span.start, span.end + 1)
+            for unit_id in cited[span.chunk_id]:
+                if unit_id not in found:
+                    with contextlib.suppress(ValueError):  # not in its chunk
+                        found[unit_id] = span.start + window.index(unit_id)
+        missing = {unit_id for ids in cited.values() for unit_id in ids}
+        missing.update(ranges)
+        missing.update(end for ends in ranges.values() for end in ends)
+        missing.difference_update(found)
+        if missing:  # every block's IDs, as the pass reads them
+            wanted = frozenset(missing)
+            for number in range(len(units.index)):
+                _, _, first, ids = units.index.block(number)
+                hits = wanted.intersection(ids)
+                if hits:
+                    for offset in compress(count(), map(hits.__contains__, ids)):
+                        found[ids[offset]] = first + offset
+        return found
+
+    def _read(
+        self,
+        units: UnitsByPosition,
+        max_units: int,
+        ranges: Mapping[str, Set[str]],
+        found: Mapping[str, int],
+        read: ReadRange,
+    ) -> None:
+        spans = []  # (start, end, start ID, end ID) of each range to read
+        for start_id, ends in ranges.items():
+            start = found.get(start_id)
+            if start is None:
+                continue
+            for end_id in ends:
+                end = found.get(end_id)
+                if end is not None and 0 <= end - start < max_units:
+                    spans.append((start, end, start_id, end_id))
+        spans.sort()
+        kept: dict[int, CitedUnit] = {}  # by position, from the current range's start on
+        for start, end, start_id, end_id in spans:
+            for position in [at for at in kept if at < start]:
+                del kept[position]
+            following = max(kept, default=start - 1) + 1
+            if following <= end:
+                for position, unit in enumerate(units.units(following, end + 1), following):
+                    metadata = unit.metadata
+                    speaker = (
+                        None if metadata is UNSET or metadata.speaker is UNSET else metadata.speaker
+                    )
+                    kept[position] = CitedUnit(unit.text, speaker)
+            read((start_id, end_id), [kept[at] for at in range(start, end + 1)])

@@ -34,6 +34,7 @@ Restoration``) is rule 1. ``null`` is never checked.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,15 +72,39 @@ def same_word(spoken: str, value: str) -> bool:
     return any(longer == shorter + ending for ending in ENDINGS)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def word_forms(value: str) -> frozenset[str]:
+    """Every word ``same_word`` takes for ``value``: itself, with one ending more, or with
+    one of its endings less."""
+    forms = {value, *(value + ending for ending in ENDINGS)}
+    forms.update(value[: -len(ending)] for ending in ENDINGS if value.endswith(ending))
+    return frozenset(forms)
+
+
+Phrase = tuple[frozenset[str], ...]  # the forms of each word of a phrase (``word_forms``)
+
+
+def phrase_forms(phrase: Sequence[str]) -> Phrase:
+    return tuple(word_forms(word) for word in phrase)
+
+
 def says(text: Sequence[str], phrase: Sequence[str]) -> bool:
     """Whether ``phrase`` occurs in ``text`` as consecutive whole words (``same_word``)."""
-    size = len(phrase)
-    if not size:
+    return says_forms(text, phrase_forms(phrase))
+
+
+def says_forms(text: Sequence[str], forms: Phrase) -> bool:
+    """``says``, the phrase given as the forms of its words (``phrase_forms``): a word of
+    the text says a word of the phrase when it is one of its forms."""
+    if not forms:
         return False
-    first = phrase[0]
-    for start in range(len(text) - size + 1):
-        if same_word(text[start], first) and all(
-            same_word(text[start + offset], phrase[offset]) for offset in range(1, size)
+    first = forms[0]
+    if first.isdisjoint(text):
+        return False
+    rest = forms[1:]
+    for start in range(len(text) - len(forms) + 1):
+        if text[start] in first and all(
+            text[start + offset] in words for offset, words in enumerate(rest, 1)
         ):
             return True
     return False
@@ -137,6 +162,8 @@ class Support:
         self._claims: dict[Pair, set[Claim]] = {}
         self._said: set[tuple[Pair, Claim]] = set()
         self._given: dict[Claim, set[str]] = {}  # spellings candidates gave a claim's value
+        self._known: dict[Claim, tuple[list[Phrase], int]] = {}  # ``_phrases``
+        self._speakers: dict[str, set[str]] = {}  # ``_speaker_keys``
         self._spoken = {  # a protocol check is slow: once
             member: catalog
             for member, catalog in spec.catalogs.items()
@@ -189,26 +216,38 @@ class Support:
                 return member
         return None
 
-    def _said_by(self, claim: Claim, text: Sequence[str], units: Sequence[CitedUnit]) -> bool:
+    def _phrases(self, claim: Claim) -> tuple[list[Phrase], int]:
+        """The phrases that say ``claim`` (as ``says_forms`` reads them) and the longest
+        run of words the catalog rule reads; made once a claim, when its first range is
+        read (every candidate has been expected by then)."""
+        known = self._known.get(claim)
+        if known is not None:
+            return known
         member, value = claim
         spec = self._spec
         phrases = [value_words(value)]
         phrases.extend(value_words(given) for given in sorted(self._given.get(claim, ())))
         if member in spec.name_members:
             phrases.extend(value_words(key) for key in self._names.spellings(value))
-        catalog = spec.catalogs.get(member)
         spoken = self._spoken.get(member)
         if spoken is not None:
             phrases.extend(value_words(form) for form in spoken.spoken_forms(value))
         section = spec.glossary_aliases.get(member)
         if section is not None and section in self._aliases:
             phrases.extend(value_words(key) for key in self._aliases[section].spellings(value))
-        if any(says(text, phrase) for phrase in phrases):
+        longest = max(len(phrase) for phrase in phrases) + EXTRA_WORDS
+        known = self._known[claim] = ([phrase_forms(phrase) for phrase in phrases], longest)
+        return known
+
+    def _said_by(self, claim: Claim, text: Sequence[str], units: Sequence[CitedUnit]) -> bool:
+        member, value = claim
+        spec = self._spec
+        phrases, longest = self._phrases(claim)
+        if any(says_forms(text, phrase) for phrase in phrases):
             return True
-        if catalog is not None:
-            longest = max(len(phrase) for phrase in phrases) + EXTRA_WORDS
-            if says_canonical(text, value, longest, catalog):
-                return True
+        catalog = spec.catalogs.get(member)
+        if catalog is not None and says_canonical(text, value, longest, catalog):
+            return True
         return member in spec.actor_members and self._speaks(value, units)
 
     def _speaks(self, value: str, units: Sequence[CitedUnit]) -> bool:
@@ -222,10 +261,13 @@ class Support:
         return False
 
     def _speaker_keys(self, speaker: str) -> set[str]:
-        keys = {name_key(self._names.canonical(speaker))}
-        character = self._party.get(name_key(speaker))
-        if character is not None:
-            keys.add(name_key(self._names.canonical(character)))
+        keys = self._speakers.get(speaker)
+        if keys is None:
+            keys = {name_key(self._names.canonical(speaker))}
+            character = self._party.get(name_key(speaker))
+            if character is not None:
+                keys.add(name_key(self._names.canonical(character)))
+            self._speakers[speaker] = keys
         return keys
 
 

@@ -30,6 +30,29 @@ def chunk_id(index: int) -> str:
     return f"chunk-{index + 1:06d}"
 
 
+CHUNK_PREFIX = "chunk-"
+
+
+def chunk_span(
+    name: str, unit_count: int, max_units: int, overlap_units: int
+) -> tuple[int, int] | None:
+    """The first and last positions of the chunk ``name`` among the chunks a ``Chunker``
+    cuts ``unit_count`` units into, without cutting them; ``None`` when it cuts no chunk
+    of that ID. Chunk ``k`` starts at ``k * (max_units - overlap_units)`` and ends
+    ``max_units - 1`` later, or at the last unit (the last chunk)."""
+    digits = name[len(CHUNK_PREFIX) :]
+    if not name.startswith(CHUNK_PREFIX) or not (digits.isascii() and digits.isdigit()):
+        return None
+    index = int(digits) - 1
+    if index < 0 or chunk_id(index) != name:  # another spelling of the number
+        return None
+    step = max_units - overlap_units
+    start = index * step
+    if start >= unit_count or (index and start + overlap_units >= unit_count):
+        return None  # past the last unit, or a tail of its predecessor (never made)
+    return start, min(start + max_units - 1, unit_count - 1)
+
+
 class Chunker(Generic[T]):
     """Feed items in document order with ``add``; completed chunks come out as they close."""
 

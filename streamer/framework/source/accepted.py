@@ -16,6 +16,7 @@ never a silently different result.
 from __future__ import annotations
 
 import array
+import bisect
 import os
 import tempfile
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -189,13 +190,17 @@ class UnitIndex:
     """Where each block of unit lines of an accepted document starts, its length and its
     unit IDs, written by the stage that reads every line first (``add`` each block in
     order, then ``finish``), so that the stages after it read the IDs instead of parsing
-    the lines. The IDs wait in a spool (in memory up to 4 MiB, then a temporary file);
-    ``close()`` it."""
+    the lines, or only the blocks that hold the positions they ask for (``UnitsByPosition``).
+    The IDs wait in a spool (in memory up to 4 MiB, then a temporary file); ``close()`` it."""
 
     def __init__(self) -> None:
         self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
-        self._blocks = array.array("Q")  # offset, length, size of the IDs, a block each
+        # a block each: its offset, length, first position, and where its IDs lie in the
+        # spool and their size
+        self._blocks = array.array("Q")
+        self._firsts: list[int] = []  # the first position of each block (for ``bisect``)
         self._written = 0
+        self.unit_count = 0
         self.complete = False
 
     @property
@@ -208,20 +213,98 @@ class UnitIndex:
         if self.complete:
             raise RuntimeError("this UnitIndex is complete")
         data = _ids_encoder.encode(ids)
+        self._spool.seek(self._written)
         self._spool.write(data)
-        self._blocks.extend((offset, length, len(data)))
+        self._blocks.extend((offset, length, self.unit_count, self._written, len(data)))
+        self._firsts.append(self.unit_count)
+        self._written += len(data)
+        self.unit_count += len(ids)
 
     def finish(self) -> None:
         """Every block was added: the index may be read."""
         self.complete = True
 
+    def __len__(self) -> int:
+        """The number of blocks."""
+        return len(self._firsts)
+
+    def block(self, number: int) -> tuple[int, int, int, list[str]]:
+        """(offset, length, first position, unit IDs) of block ``number``."""
+        at = number * 5
+        offset, length, first, spooled, size = self._blocks[at : at + 5]
+        self._spool.seek(spooled)
+        return offset, length, first, _ids_decoder_msgpack.decode(self._spool.read(size))
+
+    def block_at(self, position: int) -> int:
+        """The number of the block that holds document position ``position``."""
+        if not 0 <= position < self.unit_count:
+            raise IndexError(position)
+        return bisect.bisect_right(self._firsts, position) - 1
+
     def blocks(self) -> Iterator[tuple[int, int, list[str]]]:
         """(offset, length, unit IDs) of each block, in document order."""
-        self._spool.seek(0)
-        entries = self._blocks
-        for at in range(0, len(entries), 3):
-            ids = _ids_decoder_msgpack.decode(self._spool.read(entries[at + 2]))
-            yield entries[at], entries[at + 1], ids
+        for number in range(len(self)):
+            offset, length, _, ids = self.block(number)
+            yield offset, length, ids
 
     def close(self) -> None:
         self._spool.close()
+
+
+class UnitsByPosition:
+    """The unit IDs and units of an accepted document by document position, read through
+    its complete index: only the blocks that hold the positions asked for are read, by
+    offset (their IDs from the index, their lines from the file), the last few kept. For
+    a stage of ``streamer run`` that needs a few units of a large document (those its
+    candidates cite) rather than a pass over every line."""
+
+    KEPT = 4  # blocks kept: a chunk or a cited range may straddle two
+
+    def __init__(self, source: AcceptedSource) -> None:
+        index = source.index
+        if index is None or not index.complete:
+            raise ValueError("UnitsByPosition needs an accepted source with a complete index")
+        source.check_count(index.unit_count)
+        self.source = source
+        self.index = index
+        self.unit_count = index.unit_count
+        self._kept: dict[int, tuple[int, list[str], LineUnits]] = {}
+
+    def _block(self, number: int) -> tuple[int, list[str], LineUnits]:
+        kept = self._kept
+        found = kept.pop(number, None)
+        if found is None:
+            offset, length, first, ids = self.index.block(number)
+            found = (first, ids, LineUnits(self.source._reader(offset, length), len(ids)))
+            if len(kept) >= self.KEPT:
+                del kept[next(iter(kept))]
+        kept[number] = found  # the most recent last
+        return found
+
+    def _spans(self, start: int, stop: int) -> Iterator[tuple[int, int, int]]:
+        """(block, from, to) of positions ``start`` to ``stop`` (excluded), block by block
+        (offsets within each block)."""
+        if not 0 <= start <= stop <= self.unit_count:
+            raise IndexError((start, stop))
+        position = start
+        while position < stop:
+            number = self.index.block_at(position)
+            first, ids, _ = self._block(number)
+            end = min(stop, first + len(ids))
+            yield number, position - first, end - first
+            position = end
+
+    def ids(self, start: int, stop: int) -> list[str]:
+        """The unit IDs at positions ``start`` to ``stop`` (excluded)."""
+        found: list[str] = []
+        for number, low, high in self._spans(start, stop):
+            found += self._block(number)[1][low:high]
+        return found
+
+    def units(self, start: int, stop: int) -> list[SourceUnit]:
+        """The units at positions ``start`` to ``stop`` (excluded), decoded from their
+        lines."""
+        found: list[SourceUnit] = []
+        for number, low, high in self._spans(start, stop):
+            found += self._block(number)[2][low:high]
+        return found
