@@ -126,13 +126,19 @@ class WordGate:
         if spaced is None:
             picked = self._anchored(texts)
         else:
+            joined = PADDED.join(texts)
+            if joined.isascii() and joined.count(SEPARATOR) == len(texts) - 1:
+                # every text in ASCII without NUL (the usual block): the spaced pass is
+                # exact but for a text joining words by ``-``
+                return [
+                    index
+                    for index in spaced.units(joined)
+                    if not spaced.joins(texts[index]) or self.holds(texts[index])
+                ]
             plain = [text.isascii() and SEPARATOR not in text for text in texts]
-            if all(plain):
-                picked = spaced.units(texts)
-            else:
-                ones = [text if ok else "" for text, ok in zip(texts, plain, strict=True)]
-                others = [text if not ok else "" for text, ok in zip(texts, plain, strict=True)]
-                picked = sorted([*spaced.units(ones), *self._anchored(others)])
+            ones = [text if ok else "" for text, ok in zip(texts, plain, strict=True)]
+            others = [text if not ok else "" for text, ok in zip(texts, plain, strict=True)]
+            picked = sorted([*spaced.units(PADDED.join(ones)), *self._anchored(others)])
         return [index for index in picked if self.holds(texts[index])]
 
     def _anchored(self, texts: Sequence[str]) -> list[int]:
@@ -179,11 +185,13 @@ class _Spaced:
     what the rules read (folded, lower-cased; any but a word's a space); the automaton
     finds `` word `` for the declared words and each phrase's longest word: its value,
     what else the unit must hold (``needs``: the other words of each phrase, spaced;
-    ``((),)`` for nothing else)."""
+    ``((),)`` for nothing else). ``joiners``: the ASCII characters folded to ``-``, which
+    joins words (a text holding one may hold words the pass splits)."""
 
     table: dict[int, str]
     automaton: ahocorasick.Automaton | None
     needs: dict[str, tuple[tuple[str, ...], ...]]
+    joiners: str
 
     @staticmethod
     def of(gate: WordGate, pattern: re.Pattern[str], fold: Mapping[int, str]) -> _Spaced | None:
@@ -192,10 +200,13 @@ class _Spaced:
         if (pattern.pattern, pattern.flags) != (WORD.pattern, WORD.flags):
             return None
         table: dict[int, str] = {}
+        joiners = ""
         for code in range(128):
             character = chr(code).translate(fold)
             if len(character) != 1 or not character.isascii():
                 return None
+            if character == "-":
+                joiners += chr(code)
             character = character.lower()
             table[code] = character if _WORD_CHARACTER.fullmatch(character) else " "
         table[ord(SEPARATOR)] = SEPARATOR
@@ -213,25 +224,35 @@ class _Spaced:
         for word in words:
             others[word] = {()}
         needs = {first: tuple(sorted(found)) for first, found in others.items()}
-        return _Spaced(table, _automaton(needs), needs)
+        return _Spaced(table, _automaton(needs), needs, joiners)
 
-    def units(self, texts: Sequence[str]) -> list[int]:
-        """The units (in ASCII, without NUL) that may hold a word or a phrase."""
-        if self.automaton is None or not texts:
+    def joins(self, text: str) -> bool:
+        """Whether ``text`` holds a character that joins words (``-``, folded)."""
+        return any(joiner in text for joiner in self.joiners)
+
+    def units(self, joined: str) -> list[int]:
+        """The units that may hold a word or a phrase, of the texts ``joined`` by
+        ``PADDED`` (those in ASCII and without NUL; the others left empty); for a text
+        without a joiner, exactly those whose words hold one."""
+        if self.automaton is None:
             return []
-        block = f" {PADDED.join(texts)} ".translate(self.table)
-        starts = list(accumulate((len(text) + 3 for text in texts), initial=0))[1:-1]
+        block = f" {joined} ".translate(self.table)
         picked: list[int] = []
-        following = -1  # where the text after the last one found starts
+        index = 0  # the unit of the last match
+        counted = 0  # the separators before ``counted`` are counted in ``index``
+        following = -1  # where the unit after the last match's starts
         start = 0
         unit: str | None = None  # the text of the unit of the last match, once needed
         done = False
-        # matches come by end position, and none crosses a NUL: their texts come in order
+        # matches come by end position, and none crosses a NUL: their units come in order
         for end, needs in self.automaton.iter(block):
             if end >= following:
-                index = bisect_right(starts, end)
-                start = starts[index - 1] if index else 0
-                following = starts[index] if index < len(starts) else len(block)
+                index += block.count(SEPARATOR, counted, end)
+                counted = end
+                start = block.rfind(SEPARATOR, 0, end) + 1
+                following = block.find(SEPARATOR, end)
+                if following < 0:
+                    following = len(block)
                 unit = None
                 done = False
             elif done:
