@@ -1,4 +1,4 @@
-"""The rules engine alone, in MB/s of transcript, and the prefilter's two forms.
+"""The rules engine alone, in MB/s of transcript, and the prefilter's pass in three forms.
 
     python -m benchmarks.rules_bench                  # a 200 MB CRD3 transcript, 3 runs
     python -m benchmarks.rules_bench --size 30MB --repeat 1
@@ -17,9 +17,10 @@ each contender in turn on the same chunk, so they share the machine's state:
   without it;
 - ``npcs``: the NPC rules with two glossary names;
 - the block's pass of the spell gate alone (over the units in ASCII, each word between
-  spaces: ``WordGate``), by Aho-Corasick (``pyahocorasick``, what streamer uses) and by one
-  combined regular expression over the same keywords (the first run only: it is slow);
-  checked: both find the same units.
+  spaces: ``WordGate``; the keywords the gate looks for), by Hyperscan (what streamer
+  uses since 2 December 2026), by Aho-Corasick (``pyahocorasick``, what it used before)
+  and by one combined regular expression over the same keywords (the first run only: it
+  is slow); checked: all find the same units.
 
 MB/s are the transcript's bytes over a contender's CPU seconds (median of ``--repeat``).
 """
@@ -34,11 +35,13 @@ import sys
 import tempfile
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+import ahocorasick
+import hyperscan
 import msgspec
 
 from benchmarks.environment import load_average, print_result
@@ -104,9 +107,22 @@ def plain(chunk: Sequence[ShownUnit]) -> list[str]:
 
 
 def automaton_units(automaton: Any, table: dict[int, str], texts: Sequence[str]) -> list[int]:
-    """The units holding a keyword, by the gate's Aho-Corasick automaton."""
+    """The units holding a keyword, by an Aho-Corasick automaton (``pyahocorasick``)."""
     block, starts = spaced(table, texts)
     return sorted({bisect_right(starts, end) for end, _ in automaton.iter(block)})
+
+
+def hyperscan_units(database: Any, table: dict[int, str], texts: Sequence[str]) -> list[int]:
+    """The units holding a keyword, by a Hyperscan database of the keywords (what the
+    gate uses since 2 December 2026; the block in bytes)."""
+    block, starts = spaced(table, texts)
+    ends: list[int] = []
+
+    def found(keyword: int, start: int, end: int, flags: int, context: object) -> None:
+        ends.append(end - 1)
+
+    database.scan(block.encode("ascii"), match_event_handler=found)
+    return sorted({bisect_right(starts, end) for end in ends})
 
 
 def regex_units(pattern: re.Pattern[str], table: dict[int, str], texts: Sequence[str]) -> list[int]:
@@ -143,19 +159,46 @@ def one_run(source: Path, first: bool, passes: bool) -> tuple[list[Contender], d
     )
     npcs = Contender("npcs", lambda chunk: NpcRules()(chunk, npc_context))
     contenders = [spells, *([every] if first else []), npcs]
-    automaton = regex = None
+    automaton = hyperscan_ = regex = None
     if passes:
-        # the spell gate's pass over units in ASCII (all but a few of CRD3's), two forms
+        # the spell gate's pass over units in ASCII (all but a few of CRD3's), three forms
         spaced_pass = SpellRules.of(spells_context).gate._spaced
-        assert spaced_pass is not None and spaced_pass.automaton is not None
-        keywords = sorted(spaced_pass.needs, key=lambda word: (-len(word), word))
+        assert spaced_pass is not None
+        # (its keywords and table: bytes since 2 December 2026, str before)
+        any_pass: Any = spaced_pass
+        found: Iterable[str | bytes] = getattr(any_pass, "keywords", None) or any_pass.needs
+        keywords = sorted(
+            (k.decode("ascii") if isinstance(k, bytes) else k for k in found),
+            key=lambda word: (-len(word), word),
+        )
+        gate_table = any_pass.table
+        table = (
+            {code: chr(gate_table[code]) for code in range(128)}
+            if isinstance(gate_table, bytes)
+            else gate_table
+        )
         pattern = re.compile(f"(?=(?:{'|'.join(map(re.escape, keywords))}))")
-        table, automaton_ = spaced_pass.table, spaced_pass.automaton
+        automaton_ = ahocorasick.Automaton()
+        for keyword in keywords:
+            automaton_.add_word(keyword, keyword)
+        automaton_.make_automaton()
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        database.compile(
+            expressions=[keyword.encode("ascii") for keyword in keywords],
+            ids=list(range(len(keywords))),
+            elements=len(keywords),
+            flags=0,
+            literal=True,
+        )
+        hyperscan_ = Contender(
+            "spell gate's pass: Hyperscan",
+            lambda chunk: hyperscan_units(database, table, plain(chunk)),
+        )
         automaton = Contender(
             "spell gate's pass: Aho-Corasick",
             lambda chunk: automaton_units(automaton_, table, plain(chunk)),
         )
-        contenders.append(automaton)
+        contenders += [hyperscan_, automaton]
         if first:
             regex = Contender(
                 "spell gate's pass: combined regex",
@@ -168,15 +211,16 @@ def one_run(source: Path, first: bool, passes: bool) -> tuple[list[Contender], d
         if first:
             same_candidates &= every(chunk) == found
         npcs(chunk)
-        if automaton is not None:
-            units = automaton(chunk)
+        if automaton is not None and hyperscan_ is not None:
+            units = hyperscan_(chunk)
+            same_units &= units == automaton(chunk)
             if regex is not None:
                 same_units &= units == regex(chunk)
     checks = {}
     if first:
         checks["prefiltered candidates identical to every unit's"] = same_candidates
         if passes:
-            checks["same units by both passes"] = same_units
+            checks["same units by every pass"] = same_units
     return contenders, checks
 
 

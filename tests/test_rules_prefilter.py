@@ -251,9 +251,12 @@ def test_the_word_gate_finds_the_units_holding_a_word_or_a_phrase(
         for i, text in enumerate(texts)
         if words_of(text) & set(words) or any(set(p) <= words_of(text) for p in phrases)
     ]
-    # the spaced pass (WORD) on ASCII texts, anchors on the others; anchors on every text
+    # the spaced pass (WORD) on ASCII texts, anchors on the others; anchors on every text;
+    # a phrase looked for by its longest word, or by its rarest by a list of frequent words
     for pattern in (WORD, SAME_WORDS):
-        assert WordGate(words, phrases, pattern, FOLD).units(texts) == expected
+        for frequent in ((), ["as", "i", "k's"], ["a-b", "k's"]):
+            gate = WordGate(words, phrases, pattern, FOLD, frequent)
+            assert gate.units(texts) == expected
 
 
 def test_a_word_gate_refuses_words_it_could_never_find() -> None:

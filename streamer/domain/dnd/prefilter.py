@@ -7,7 +7,7 @@ indices of the units that can hold a match: only those reach the per-unit rules.
 
 - ``Gate(keywords)``: the units holding one of the *keywords* (lower-case substrings of the
   text lower-cased). The NPC rules' gate: each name's first word.
-- ``WordGate(words, phrases, pattern, fold)``: the units whose *words* (what the rules
+- ``WordGate(words, phrases, pattern, fold, frequent)``: the units whose *words* (what the rules
   read: ``pattern`` over the text with ``fold`` applied, each word lower-cased) hold one of
   ``words``, or every word of one of ``phrases``. The spell rules' gate: their declared
   casting verbs, and the words of every spoken form of the catalog they read without a
@@ -20,9 +20,11 @@ given: ``tests/test_rules_prefilter.py`` checks that the prefiltered rules give 
 candidates of the same rules run on every unit, on the CRD3 episodes and on generated
 text, and each gate against a brute-force reference.
 
-The keywords are found by an Aho-Corasick automaton (``pyahocorasick``): one pass over the
-block whatever the number of keywords (measured against one combined regular expression in
-``benchmarks/rules_bench.py``; docs/extraction.md has the figures).
+The keywords are found in one pass over the block whatever their number: by Hyperscan
+(``hyperscan``: literals, SIMD) in ``WordGate``'s pass over units in ASCII (the bulk of
+the work), by an Aho-Corasick automaton (``pyahocorasick``) in the others (measured against
+each other and one combined regular expression in ``benchmarks/rules_bench.py``;
+docs/extraction.md has the figures).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 import ahocorasick
+import hyperscan
 
 SEPARATOR = "\x00"
 _SIGMAS = "\u03c3\u03c2"  # the lower-case sigma's form depends on the letters around it
@@ -63,17 +66,22 @@ class WordGate:
     - the units in ASCII (and without NUL), when ``pattern`` is ``WORD`` (the rules'
       words: letters, digits, ``_`` and ``'``, joined by ``-``): the block lower-cased,
       each other character a space (``fold`` applied first), each unit between spaces, so
-      that every word stands between two spaces: the pass looks for the declared words and
-      each phrase's longest word that way (`` mark ``), whole, and a unit holding a
-      phrase's longest word is then asked for its other words, whole, by substring;
+      that every word stands between two spaces: the pass (Hyperscan, on the block in
+      bytes) looks for the declared words and each phrase's rarest word that way
+      (`` hideous ``), whole, and a unit holding a phrase's rarest word is then asked for
+      its other words, whole, by substring. A phrase's rarest word is the one said least
+      often by ``frequent`` (words said often, most first: any other is rarer), then the
+      longest; any word would give the same units, a rare one fewer checks. What the pass
+      picks is then exact, but for a text joining two words by ``-`` (one word to
+      ``pattern``, two to the pass);
     - the others: a unit can hold a word only where the block lower-cased holds the word's
       *anchor* (its longest run of letters and digits that lower-casing in context and
       ``fold`` leave alone); the pass looks for the anchors of the words and of each
       phrase's longest word, and a unit holding one is then asked for the anchors of the
       phrase's other words.
 
-    Then the words of the units that can hold something are compared with the declared
-    ones, unit by unit."""
+    Then the words of the units that can hold something (but those the spaced pass picked
+    exactly) are compared with the declared ones, unit by unit."""
 
     def __init__(
         self,
@@ -81,6 +89,7 @@ class WordGate:
         phrases: Iterable[Sequence[str]],
         pattern: re.Pattern[str],
         fold: Mapping[int, str] | None = None,
+        frequent: Sequence[str] = (),
     ) -> None:
         if pattern.groups:
             raise ValueError("the word pattern has no group")
@@ -118,7 +127,7 @@ class WordGate:
         # is compared
         self.keywords = tuple(sorted(self._word_anchors.union(self._others)))
         self._automaton = None if "" in self.keywords else _automaton(self.keywords)
-        self._spaced = _Spaced.of(self, pattern, self._fold)
+        self._spaced = _Spaced.of(self, pattern, self._fold, frequent)
 
     def units(self, texts: Sequence[str]) -> list[int]:
         """The indices (ascending) of the texts whose words hold a word or a phrase."""
@@ -177,30 +186,36 @@ WORD = re.compile(r"[\w']+(?:-[\w']+)*")
 """The words the spaced pass knows: letters, digits, ``_`` and ``'``, joined by ``-``."""
 _WORD_CHARACTER = re.compile(r"[\w']")
 PADDED = f" {SEPARATOR} "
+_NUL = SEPARATOR.encode("ascii")
 
 
 @dataclass(frozen=True)
 class _Spaced:
-    """The pass over units in ASCII (``WordGate``): ``table`` makes each ASCII character
-    what the rules read (folded, lower-cased; any but a word's a space); the automaton
-    finds `` word `` for the declared words and each phrase's longest word: its value,
-    what else the unit must hold (``needs``: the other words of each phrase, spaced;
-    ``((),)`` for nothing else). ``joiners``: the ASCII characters folded to ``-``, which
-    joins words (a text holding one may hold words the pass splits)."""
+    """The pass over units in ASCII (``WordGate``): ``table`` makes each ASCII byte what
+    the rules read (folded, lower-cased; any but a word's a space); the database finds
+    `` word `` for the declared words and each phrase's longest word (``keywords``, by
+    id) and, by the same id, what else the unit must hold (``needs``: the other words of
+    each phrase, spaced; ``((),)`` for nothing else). ``joined``: finds two words joined by
+    ``-`` (folded) in an ASCII text: one word to the rules, two to the pass."""
 
-    table: dict[int, str]
-    automaton: ahocorasick.Automaton | None
-    needs: dict[str, tuple[tuple[str, ...], ...]]
-    joiners: str
+    table: bytes
+    keywords: tuple[bytes, ...]
+    needs: tuple[tuple[tuple[bytes, ...], ...], ...]
+    joined: re.Pattern[str]
+    database: hyperscan.Database | None
 
     @staticmethod
-    def of(gate: WordGate, pattern: re.Pattern[str], fold: Mapping[int, str]) -> _Spaced | None:
+    def of(
+        gate: WordGate, pattern: re.Pattern[str], fold: Mapping[int, str], frequent: Sequence[str]
+    ) -> _Spaced | None:
         """The pass for ``gate``, or ``None`` when ``pattern`` is not ``WORD`` or ``fold``
-        makes an ASCII character anything but one ASCII character."""
+        makes an ASCII character anything but one ASCII character. A phrase's word looked
+        for is its rarest by ``frequent`` (the words said most often, most first: any other
+        is rarer), then its longest."""
         if (pattern.pattern, pattern.flags) != (WORD.pattern, WORD.flags):
             return None
-        table: dict[int, str] = {}
-        joiners = ""
+        table = bytearray(b" " * 256)
+        joiners = letters = ""
         for code in range(128):
             character = chr(code).translate(fold)
             if len(character) != 1 or not character.isascii():
@@ -208,55 +223,73 @@ class _Spaced:
             if character == "-":
                 joiners += chr(code)
             character = character.lower()
-            table[code] = character if _WORD_CHARACTER.fullmatch(character) else " "
-        table[ord(SEPARATOR)] = SEPARATOR
+            if _WORD_CHARACTER.fullmatch(character):
+                table[code] = ord(character)
+                letters += chr(code)
+        table[ord(SEPARATOR)] = ord(SEPARATOR)
+        letter, joiner = (f"[{''.join(map(re.escape, c))}]" for c in (letters, joiners))
+        joined = re.compile(f"{letter}{joiner}{letter}" if joiners and letters else "(?!)")
 
-        def spaced(word: str) -> str:
-            return f" {word.translate(table)} "
+        def spaced(word: str) -> bytes:
+            return f" {word} ".encode("ascii").translate(table)
+
+        ranks = {word: rank for rank, word in reversed(list(enumerate(frequent)))}
+
+        def rarity(word: str) -> int:
+            return ranks.get(word, len(ranks))
 
         words = frozenset(spaced(word) for word in gate.words if word.isascii())
-        others: dict[str, set[tuple[str, ...]]] = {}
+        others: dict[bytes, set[tuple[bytes, ...]]] = {}
         for phrase in gate.phrases:
             if all(word.isascii() for word in phrase):
-                first = max(phrase, key=lambda word: (len(word), word))
+                first = max(phrase, key=lambda word: (rarity(word), len(word), word))
                 rest = tuple(sorted(spaced(word) for word in phrase - {first}))
                 others.setdefault(spaced(first), set()).add(rest)
         for word in words:
             others[word] = {()}
-        needs = {first: tuple(sorted(found)) for first, found in others.items()}
-        return _Spaced(table, _automaton(needs), needs, joiners)
+        keywords = tuple(sorted(others))
+        needs = tuple(tuple(sorted(others[keyword])) for keyword in keywords)
+        return _Spaced(bytes(table), keywords, needs, joined, _database(keywords))
 
     def joins(self, text: str) -> bool:
-        """Whether ``text`` holds a character that joins words (``-``, folded)."""
-        return any(joiner in text for joiner in self.joiners)
+        """Whether the ASCII ``text`` holds two words joined by ``-`` (folded)."""
+        return self.joined.search(text) is not None
 
     def units(self, joined: str) -> list[int]:
         """The units that may hold a word or a phrase, of the texts ``joined`` by
         ``PADDED`` (those in ASCII and without NUL; the others left empty); for a text
         without a joiner, exactly those whose words hold one."""
-        if self.automaton is None:
+        if self.database is None:
             return []
-        block = f" {joined} ".translate(self.table)
+        block = f" {joined} ".encode("ascii").translate(self.table)
+        matches: list[tuple[int, int]] = []  # (end, keyword)
+
+        def found(keyword: int, start: int, end: int, flags: int, context: object) -> None:
+            matches.append((end, keyword))
+
+        self.database.scan(block, match_event_handler=found)
+        matches.sort()  # by end: none crosses a NUL, so their units come in order
         picked: list[int] = []
         index = 0  # the unit of the last match
         counted = 0  # the separators before ``counted`` are counted in ``index``
         following = -1  # where the unit after the last match's starts
         start = 0
-        unit: str | None = None  # the text of the unit of the last match, once needed
+        unit: bytes | None = None  # the text of the unit of the last match, once needed
         done = False
-        # matches come by end position, and none crosses a NUL: their units come in order
-        for end, needs in self.automaton.iter(block):
-            if end >= following:
-                index += block.count(SEPARATOR, counted, end)
+        all_needs = self.needs
+        for end, keyword in matches:
+            if end > following:
+                index += block.count(_NUL, counted, end)
                 counted = end
-                start = block.rfind(SEPARATOR, 0, end) + 1
-                following = block.find(SEPARATOR, end)
+                start = block.rfind(_NUL, 0, end) + 1
+                following = block.find(_NUL, end)
                 if following < 0:
                     following = len(block)
                 unit = None
                 done = False
             elif done:
                 continue
+            needs = all_needs[keyword]
             if not needs[0]:  # a word, or a phrase of one word
                 picked.append(index)
                 done = True
@@ -264,11 +297,30 @@ class _Spaced:
             if unit is None:
                 unit = block[start:following]
             for rest in needs:
-                if all(other in unit for other in rest):
+                for other in rest:
+                    if other not in unit:
+                        break
+                else:  # the unit holds every other word of a phrase
                     picked.append(index)
                     done = True
                     break
         return picked
+
+
+def _database(keywords: Sequence[bytes]) -> hyperscan.Database | None:
+    """A Hyperscan database finding each of ``keywords`` (its id: its index), literally;
+    ``None`` for none."""
+    if not keywords:
+        return None
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(
+        expressions=list(keywords),
+        ids=list(range(len(keywords))),
+        elements=len(keywords),
+        flags=0,
+        literal=True,
+    )
+    return database
 
 
 def _automaton(keywords: Iterable[str] | Mapping[str, object]) -> ahocorasick.Automaton | None:
