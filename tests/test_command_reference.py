@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import click
+import pytest
 
 from streamer import __version__, api
 from streamer.cli import reference
@@ -61,3 +64,31 @@ def test_debug_after_the_command_still_shows_a_traceback(tmp_path: Path) -> None
     assert run.stderr.endswith(
         "streamer: error: input file missing.vtt does not exist or is not a file (hint: check INPUT, or use - for stdin)\n"
     )
+
+
+def test_a_command_reads_only_its_own_module_and_shows_the_same_help(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``streamer NAME`` imports the module of NAME's command only (a faster start), and
+    its ``--help`` is the page of the whole command tree, word for word."""
+    from streamer.cli.main import COMMAND_MODULES
+
+    monkeypatch.setenv("COLUMNS", "200")  # click's help: 80 columns less 2 on any terminal
+    root = command_tree()
+    context = click.Context(root, info_name="streamer", terminal_width=78)
+    for name in COMMAND_MODULES:
+        shown = run_cli(["--debug", name, "--help"])
+        assert shown.status == 0, name
+        command = root.commands[name]
+        page = click.Context(command, info_name=name, parent=context, terminal_width=78)
+        assert shown.stdout.decode() == command.get_help(page) + "\n", name
+    script = (
+        "import sys\nfrom streamer.cli import main\ntry:\n    main.main(['evidence', '--help'])\n"
+        "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if 'cli.' in m))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.splitlines()[-1]
+    assert "streamer.cli.evidence_command" in loaded
+    others = set(COMMAND_MODULES.values()) - {"evidence_command"}
+    assert [m for m in others if f"streamer.cli.{m}'" in loaded] == []

@@ -16,9 +16,9 @@ import orjson
 import pytest
 import typer.main
 
-import streamer.cli.main  # noqa: F401 (registers every command with the app)
 from streamer import api
 from streamer.cli.app import app
+from streamer.cli.main import load_commands
 from streamer.configuration.model import (
     DEFAULT_MAX_UNITS,
     DEFAULT_OVERLAP_UNITS,
@@ -72,6 +72,7 @@ def code_blocks(markdown: str) -> list[tuple[str, str]]:
 
 
 def root_command() -> click.Group:
+    load_commands()  # every command registered with the app
     command = typer.main.get_command(app)
     assert isinstance(command, click.Group)
     return command

@@ -18,6 +18,7 @@ still tells).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import sys
@@ -31,20 +32,6 @@ import click
 from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
-from streamer.cli import (  # each import registers its command
-    batch_command,  # noqa: F401
-    bundle_command,  # noqa: F401
-    chunk_command,  # noqa: F401
-    config_command,  # noqa: F401
-    evidence_command,  # noqa: F401
-    extract_command,  # noqa: F401
-    import_command,  # noqa: F401
-    normalize_command,  # noqa: F401
-    report_command,  # noqa: F401
-    run_command,  # noqa: F401
-    schema_command,  # noqa: F401
-    validate_command,  # noqa: F401
-)
 from streamer.cli.app import DEBUG_HELP, CommandFailed, app, debugging, set_debugging
 from streamer.framework.errors import ExitStatus, StreamerError
 
@@ -216,10 +203,50 @@ def _format_commands(
                 formatter.write_dl(rows)
 
 
-def command_tree() -> click.Group:
+# The module of each command (``streamer.cli.<module>``), whose import registers it with
+# the app: a run imports only its command's (``command_named``), the rest are not read.
+COMMAND_MODULES = {
+    "batch": "batch_command",
+    "bundle": "bundle_command",
+    "chunk": "chunk_command",
+    "config": "config_command",
+    "init": "config_command",
+    "evidence": "evidence_command",
+    "extract": "extract_command",
+    "import": "import_command",
+    "normalize": "normalize_command",
+    "report": "report_command",
+    "run": "run_command",
+    "schema": "schema_command",
+    "validate": "validate_command",
+}
+
+
+def load_commands(names: Sequence[str] | None = None) -> None:
+    """Register the commands ``names`` with the app (``None``: every command), in the
+    order of their modules' names."""
+    wanted = COMMAND_MODULES.values() if names is None else [COMMAND_MODULES[n] for n in names]
+    for module in sorted(set(wanted)):
+        importlib.import_module(f"streamer.cli.{module}")
+
+
+def command_named(arguments: Sequence[str]) -> str | None:
+    """The command that ``arguments`` run, when nothing but ``--debug`` comes before its
+    name and it is one of streamer's (``None``: any other line, such as ``--help``, a
+    completion option or a mistyped name, for which every command is loaded)."""
+    for argument in arguments:
+        if argument == "--debug":
+            continue
+        return argument if argument in COMMAND_MODULES else None
+    return None
+
+
+def command_tree(name: str | None = None) -> click.Group:
     """The click command of the app, ``--debug`` accepted by every command (click parses
     it, so ``--output --debug`` names a file ``--debug``); its help lists the commands by
-    group."""
+    group. ``name``: only that command is loaded (the others are not imported: a faster
+    start), else every command."""
+    load_commands(None if name is None else [name])
     group = get_command(app)
     assert isinstance(group, click.Group)
     group.format_commands = types.MethodType(_format_commands, group)  # type: ignore[method-assign]
@@ -255,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     try:
         # The command is driven directly rather than through typer's main(), which would
         # print its own multi-line messages and turn a closed pipe into status 1.
-        command = command_tree()
+        command = command_tree(command_named(arguments))
         with command.make_context("streamer", arguments) as context:
             command.invoke(context)
     except CommandFailed as failed:
