@@ -243,3 +243,63 @@ def test_batch_feeding_cuts_the_same_chunks_as_item_by_item(
         start += size
     made += list(batched.finish())
     assert made == expected
+
+
+class _CountedIds(list[str]):
+    """A batch's unit IDs that count the ones read."""
+
+    reads = 0
+
+    def __getitem__(self, index: Any) -> Any:
+        _CountedIds.reads += 1
+        return super().__getitem__(index)
+
+    def __iter__(self) -> Any:
+        raise AssertionError("the chunk map tap reads a batch's IDs one by one")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 9), max_size=12),
+    st.integers(1, 7),
+    st.integers(0, 6),
+)
+def test_the_chunk_map_tap_bounds_are_the_chunkers_whatever_the_batches(
+    batch_sizes: list[int], max_units: int, overlap: int
+) -> None:
+    """The bundle's chunk map (``ChunkBoundsTap``, which reads only the IDs at the chunks'
+    ends) holds the first and last IDs and the size of each chunk the Chunker cuts, item
+    by item, however the units come in batches."""
+    from streamer.framework.source.units import Batch
+    from streamer.output.chunk_map_tap import ChunkBoundsTap
+
+    overlap = min(overlap, max_units - 1)
+    ids = [f'u"{i}é' for i in range(sum(batch_sizes))]  # escaped in JSON
+    chunker: Chunker[str] = Chunker(max_units, overlap)
+    made = [chunk for unit_id in ids for chunk in chunker.add(unit_id)]
+    made += list(chunker.finish())
+    expected = [
+        {
+            "chunk_id": chunk.chunk_id,
+            "start_unit_id": chunk.items[0],
+            "end_unit_id": chunk.items[-1],
+            "unit_count": len(chunk.items),
+        }
+        for chunk in made
+    ]
+    tap = ChunkBoundsTap(max_units, overlap)
+    batches, start = [], 0
+    for size in batch_sizes:
+        batches.append(Batch([], _CountedIds(ids[start : start + size])))
+        start += size
+    _CountedIds.reads = 0
+    assert list(tap.tap(batches)) == batches
+    out = io.BytesIO()
+    tap.copy_chunks(out)
+    tap.close()
+    assert orjson.loads(b"[" + out.getvalue() + b"]") == expected
+    assert tap.count == len(expected)
+    # two IDs a chunk, the last ID of each batch, the first IDs of the chunks that the
+    # end of the document leaves unmade (a tail of the last chunk made)
+    unmade = -(-max_units // (max_units - overlap))
+    assert _CountedIds.reads <= 2 * len(expected) + len(batch_sizes) + unmade
