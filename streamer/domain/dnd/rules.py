@@ -268,6 +268,7 @@ class NameForms:
         self.by_words: dict[tuple[str, ...], str] = {}
         self.joined: dict[str, str] = {}  # the words run together: "firebolt"
         self.firsts: set[str] = set()
+        sizes: dict[str, set[int]] = {}  # first word -> the lengths of its forms
         longest = 1
         for spoken, canonical in names:
             words = tuple(w for w in _WORD.findall(spoken.lower()) if w not in ARTICLES)
@@ -276,8 +277,10 @@ class NameForms:
             self.by_words.setdefault(words, canonical)
             self.joined.setdefault("".join(words), canonical)
             self.firsts.add(words[0])
+            sizes.setdefault(words[0], set()).add(len(words))
             longest = max(longest, len(words))
         self.longest = longest + 2  # articles inside
+        self._sizes = {first: sorted(found, reverse=True) for first, found in sizes.items()}
 
     def at(self, lowered: Sequence[str], start: int) -> tuple[str, int] | None:
         """The form starting at ``lowered[start]`` (a possessive before it included): its
@@ -298,9 +301,18 @@ class NameForms:
         return self.joined.get(lowered[0]) if len(lowered) == 1 else None
 
     def _at(self, lowered: Sequence[str], start: int) -> tuple[str, int] | None:
-        if lowered[start] not in self.firsts:
+        sizes = self._sizes.get(lowered[start])
+        if sizes is None:
             return None
         stop = min(len(lowered), start + self.longest)
+        window = lowered[start:stop]
+        if ARTICLES.isdisjoint(window):  # a form's words are the window's first ones
+            for size in sizes:  # the longest first
+                if size <= len(window):
+                    name = self.by_words.get(tuple(window[:size]))
+                    if name is not None:
+                        return name, start + size
+            return None
         for end in range(stop, start, -1):
             if lowered[end - 1] in ARTICLES:
                 continue
@@ -604,16 +616,15 @@ def _names_as_verbs(
     speaker: str | None,
 ) -> list[tuple[int, int, str, str | None]]:
     found: list[tuple[int, int, str, str | None]] = []
-    index = 0
     firsts = rules.forms.firsts
-    while index < len(words):
-        word = lowered[index]
-        if word not in firsts and not _is_possessive(word):  # what ``at`` reads first
-            index += 1
+    index = 0  # the first word after the last name found
+    # the words ``at`` may read a name from: a name's first word, or a possessive
+    for at in [i for i, w in enumerate(lowered) if w in firsts or (w[-2:] == "'s" and len(w) > 2)]:
+        if at < index:
             continue
+        index = at
         match = rules.forms.at(lowered, index)
         if match is None:
-            index += 1
             continue
         spell, end = match
         start = words[index].start()
