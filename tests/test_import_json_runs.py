@@ -29,6 +29,11 @@ TEXT = st.text(
 STRINGS = st.lists(TEXT, max_size=3)
 WORDS = [  # words as WhisperX writes them, and others: numbers of every kind, nulls, extras
     '{"word": "a", "start": 1.5, "end": 2, "score": 0.25, "speaker": "S"}',
+    '{"word": "\u7adc\u00e9", "start": 0, "end": 1e-3, "score": 1, "speaker": "\u00e9 \\\\"}',
+    '{"word": "a\\"]}", "start": 1.5, "end": 2, "score": 0.25}',
+    '{"word": "a", "word": "b", "start": 1, "end": 2, "score": 0.5, "speaker": "S"}',
+    '{"word": "a", "start": 1, "end": 2, "score": 0.5, "score": 0.5}',
+    '{"word": "a", "start": 1, "end": 2, "score": 0.5, "speaker": null}',
     '{"word": "a", "start": null, "end": 1e3}',
     '{"word": null, "speaker": null}',
     '{"score": -0.5, "speaker": "x"}',
@@ -143,8 +148,10 @@ def segments(draw: st.DrawFn) -> list[str]:
                 members.append((name, draw(SECONDS)))
         if draw(st.booleans()):
             members.append(("speaker", draw(st.one_of(st.none(), TEXT))))
-        if draw(st.integers(0, 3)) == 0:
-            members.append(("words", [{"word": "a", "start": 1.5, "score": 0.25}]))
+        if draw(st.integers(0, 2)) == 0:  # mostly aligned words of one shape, some others
+            shape = draw(st.sampled_from(WORDS[:3]))
+            listed = draw(st.lists(st.sampled_from([shape] * 8 + WORDS), max_size=5))
+            members.append(("words", _Raw("[" + ", ".join(listed) + "]")))
         if draw(st.integers(0, 9)) == 0:
             members.append(("id", 3))
         if draw(st.integers(0, 9)) == 0:
@@ -154,8 +161,21 @@ def segments(draw: st.DrawFn) -> list[str]:
     return texts
 
 
+class _Raw(str):
+    """A JSON text written as it is (a member may repeat in it)."""
+
+
 def _number(value: Any) -> str:
+    if isinstance(value, _Raw):
+        return str(value)
     return str(value) if isinstance(value, Decimal) else json.dumps(value)
+
+
+def _repeats(value: Any) -> bool:
+    """Whether a member repeats in ``value`` (parsed by the reference's hook) or in it."""
+    if isinstance(value, dict):
+        return "" in value or any(map(_repeats, value.values()))
+    return isinstance(value, list) and any(map(_repeats, value))
 
 
 def whisperx_reference(text: str) -> tuple[list[tuple[Any, ...]], str | None]:
@@ -169,7 +189,7 @@ def whisperx_reference(text: str) -> tuple[list[tuple[Any, ...]], str | None]:
     document = json.loads(text, object_pairs_hook=hook, parse_float=Decimal)
     for index, segment in enumerate(document["segments"]):
         where = f"$.segments[{index}]"
-        if "" in segment:
+        if _repeats(segment):
             return units, "repeated"
         if type(segment.get("text")) is not str:
             return units, f"{where}.text must be a string"
@@ -195,6 +215,8 @@ def whisperx_reference(text: str) -> tuple[list[tuple[Any, ...]], str | None]:
         if line:
             cleaned = None if speaker is None else speaker.strip() or None
             units.append((f"u{len(units) + 1:06d}", line, cleaned, *times))
+    if _repeats(document["word_segments"]):
+        return units, "repeated"
     return units, None
 
 
@@ -219,11 +241,15 @@ def whisperx_imported(text: str) -> tuple[list[tuple[Any, ...]], str | None]:
 
 @pytest.mark.parametrize("buffer", [7, 64, 1 << 16])
 @settings(max_examples=150, deadline=None)
-@given(items=segments())
+@given(items=segments(), words=st.lists(st.sampled_from(WORDS), max_size=4))
 def test_whisperx_runs_give_the_units_and_errors_of_a_plain_reading(
-    buffer: int, items: list[str]
+    buffer: int, items: list[str], words: list[str]
 ) -> None:
-    text = '{"language": "en", "segments": [' + ",\n".join(items) + '], "word_segments": []}'
+    """Buffers of 7 bytes split the multi-byte characters; words of one shape (decoded as
+    the aligned structs, counted without a step per word) and of others, members repeated
+    in a segment, a word or ``word_segments``."""
+    text = '{"language": "en", "segments": [' + ",\n".join(items) + "]"
+    text += ', "word_segments": [' + ", ".join(words) + "]}"
     saved = json_items.BUFFER_SIZE
     json_items.BUFFER_SIZE = buffer
     try:
@@ -244,10 +270,14 @@ def _encoded_strings(items: list[Any]) -> int:
 def test_the_strings_counted_from_decoded_segments_and_words_are_those_they_encode(
     items: list[str], words: list[str]
 ) -> None:
-    decoded = _decodable(whisperx._Segment, items)
-    word_items = _decodable(whisperx._Word, words)
-    assert whisperx._segment_strings(decoded) == _encoded_strings(decoded)
-    assert whisperx._word_strings(word_items) == _encoded_strings(word_items)
+    """Each struct the fast path tries, with its count (the aligned ones: a fixed count a
+    word, no step per word)."""
+    for kind, count in whisperx._SEGMENT_KINDS:
+        decoded = _decodable(kind, items)
+        assert count(decoded) == _encoded_strings(decoded)
+    for word_kind, word_count in whisperx._WORD_KINDS:
+        word_items = _decodable(word_kind, words)
+        assert word_count(word_items) == _encoded_strings(word_items)
 
 
 @given(items=turns())

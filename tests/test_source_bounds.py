@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer.framework.errors import SourceError
@@ -444,6 +444,38 @@ def test_the_nesting_scan_agrees_with_a_byte_by_byte_reference(
             assert bracket_position(neutral, scan.in_string, from_end) == inside[-from_end]
         start += len(piece)
     assert profile == expected
+
+
+long_strings = st.builds(  # strings of thousands of characters, brackets and quotes in them
+    lambda piece, times: piece * times,
+    st.text(alphabet='a"\\{}[]\u00e9', min_size=1, max_size=3),
+    st.sampled_from([1, 700, 1500, 3000]),
+)
+long_values = st.lists(
+    st.one_of(long_strings, st.builds(lambda text: {"k": [text, 1, {}]}, long_strings)),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(long_values, st.integers(0, 9), st.integers(0, 9))
+def test_bracket_position_reads_tails_longer_than_its_first_window(
+    value: Any, begin: int, length: int
+) -> None:  # the piece fed: from ``begin`` ninths of the text to ``(9 + length)`` 18ths
+    """Tails of more than 4 KiB, strings that span the window's start, a buffer that
+    starts or ends inside a string: the bracket found is the reference's."""
+    text = json.dumps(value, ensure_ascii=False).encode()
+    _, positions = _brute_profile(text)
+    begin, end = sorted((len(text) * begin // 9, len(text) * (9 + length) // 18))
+    scan = NestingScan(limit=1000)
+    scan.feed(text[:begin])
+    piece = text[begin:end]
+    neutral, _ = scan.feed(piece)
+    inside = [p - begin for p in positions if begin <= p < begin + len(piece)]
+    for from_end in {1, 2, len(inside) // 2, len(inside) - 1, len(inside)}:
+        if 1 <= from_end <= len(inside):
+            assert bracket_position(neutral, scan.in_string, from_end) == inside[-from_end]
 
 
 # -- lane outputs: repeated member names (issue 9, item 10) -----------------------------

@@ -47,6 +47,9 @@ _NOT_STRUCTURAL = bytes(sorted(set(range(256)) - set(b'"[]{}')))
 _DELTA = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _QUOTED = re.compile(rb'"[^"]*"')
 _STRUCTURAL = re.compile(rb'["\[\]{}]')
+# From outside a string: whole strings and other bytes, then one bracket (atomic: no
+# backtracking; the text is read backwards, where a string is a string too).
+_TO_BRACKET = re.compile(rb'(?:"[^"]*+"|[^"\[\]{}]++)*+[\[\]{}]')
 
 
 class NestingError(InputError):
@@ -204,19 +207,26 @@ class NestingScan:
 def bracket_position(neutral: bytes, in_string_at_end: bool, from_end: int) -> int:
     """The index in ``neutral`` (a buffer as ``NestingScan.feed`` returned it) of the
     ``from_end``-th bracket outside strings counted from the buffer's end (1: the last).
-    The walk is backwards from the end, so it costs what follows the bracket."""
-    inside = in_string_at_end
-    count = 0
-    reverse = neutral[::-1]
-    for match in _STRUCTURAL.finditer(reverse):
-        index = match.start()
-        if reverse[index] == 0x22:  # a quote
-            inside = not inside
-        elif not inside:
-            count += 1
-            if count == from_end:
-                return len(neutral) - 1 - index
-    raise ValueError("no such bracket")  # pragma: no cover - the profile counted it
+    The walk is backwards from the end over a reversed tail of the buffer, 4 KiB first,
+    longer only when the bracket is not in it, so it costs what follows the bracket: one
+    match of ``_TO_BRACKET`` a bracket, whatever the strings between them. Matches are
+    taken one after the other from where the last ended (a match that fails there ends
+    the tail read: a string cut by the tail's start, or no bracket left)."""
+    size = 1 << 12
+    while True:
+        whole = size >= len(neutral)
+        reverse = neutral[::-1] if whole else neutral[: -size - 1 : -1]
+        position = reverse.find(b'"') + 1 if in_string_at_end else 0  # after its opening
+        if position or not in_string_at_end:
+            count = 0
+            while found := _TO_BRACKET.match(reverse, position):
+                position = found.end()
+                count += 1
+                if count == from_end:
+                    return len(neutral) - position
+        if whole:
+            raise ValueError("no such bracket")  # pragma: no cover - the profile counted it
+        size <<= 2
 
 
 def first_at(profile: list[int], depth: int) -> int | None:

@@ -69,7 +69,7 @@ def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
     any other run is read turn by turn, which raises the located error of the first turn
     at fault."""
     previous = -1
-    for start, items in array_runs(stream, "TURNS", _Turn, _turn_strings):
+    for start, items in array_runs(stream, "TURNS", [(_Turn, _turn_strings)]):
         if type(items[0]) is _Turn:
             numbers = [turn.NUMBER for turn in items]
             if numbers[0] > previous and all(map(operator.lt, numbers, numbers[1:])):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 import io
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal, DecimalException
 from typing import Any, BinaryIO
 
@@ -51,7 +51,6 @@ from streamer.framework.json_events import MemberNames
 BUFFER_SIZE = 1 << 16
 _WHITE_SPACE = b" \t\r\n"
 _decoder = msgspec.json.Decoder(float_hook=Decimal)
-Typed = tuple[Callable[[bytes], Any], Callable[[list[Any]], int] | None]  # decode, count
 _encoder = msgspec.json.Encoder(decimal_format="number")
 
 
@@ -130,36 +129,60 @@ def array_items(stream: BinaryIO, member: str) -> Iterator[tuple[int, Any]]:
 
 
 Strings = Callable[[list[Any]], int]  # the member names and string values of decoded items
+Kinds = Sequence[tuple[type[msgspec.Struct], Strings]]  # item types to try, each with its count
+
+
+class _Typed:
+    """The typed decodings tried on the runs of one array, in order, starting with the
+    one that decoded the last run (a document's items tend to have one shape)."""
+
+    def __init__(self, kinds: Kinds) -> None:
+        self.tries = [
+            (msgspec.json.Decoder(list[kind]).decode, count)  # type: ignore[valid-type]
+            for kind, count in kinds
+        ]
+        self.first = 0  # the index of the try that decoded the last run
+
+    def items(self, text: bytes, literals: int) -> list[Any] | None:
+        """The items of ``text`` (a JSON array of ``literals`` string literals) as the
+        first try that decodes them with as many strings, or ``None``."""
+        tries = self.tries
+        for index in (self.first, *range(self.first), *range(self.first + 1, len(tries))):
+            decode, strings = tries[index]
+            try:
+                items = decode(text)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            if items and strings(items) == literals:
+                self.first = index
+                return items  # type: ignore[no-any-return]
+            break  # it decoded but a member repeats (or none): the reference path says where
+        return None
 
 
 def array_runs(
     stream: BinaryIO,
     member: str,
-    item_type: type[msgspec.Struct] | None = None,
-    strings: Strings | None = None,
-    others: Mapping[str, tuple[type[msgspec.Struct], Strings]] | None = None,
+    kinds: Kinds = (),
+    others: Mapping[str, Kinds] | None = None,
 ) -> Iterator[tuple[int, list[Any]]]:
     """``(index of the first, items)`` for each run of items of the array ``$.<member>``
     (which is required), in order: the items ``array_items`` gives, a run at a time (a
     run decoded at once by the fast path; one item a run from the reference path).
 
-    With ``item_type`` (a struct that forbids unknown fields, whose optional fields default
-    to ``UNSET``, so that it encodes exactly the members it was decoded from), each run of
-    the fast path is first decoded as a list of it: a run that decodes, and has as many
-    strings as its items encode (no member repeated), is given as those structs; any other
-    run is read as without it. ``strings`` counts the strings of such items (member names
-    and string values: those that encoding them would write) without encoding them.
-    ``others`` does the same for other top-level arrays, read and dropped: a struct and its
-    count, tried before a plain decoding (only to check them, faster)."""
+    With ``kinds``, each run of the fast path is first decoded as a list of one of these
+    structs, tried in order (each forbids unknown fields, and its optional fields default
+    to ``UNSET``, so that it encodes exactly the members it was decoded from): a run that
+    decodes, and has as many strings as its items encode (no member repeated), is given
+    as those structs; any other run is read as without them. Each struct comes with the
+    count of the strings of such items (member names and string values: those that
+    encoding them would write), made without encoding them: a struct whose members are
+    all required has a fixed count an item, counted without a step per item. ``others``
+    does the same for other top-level arrays, read and dropped (only to check them,
+    faster than a plain decoding)."""
     progress = _Progress(member)
-    typed = {
-        name: (msgspec.json.Decoder(list[kind]).decode, count)  # type: ignore[valid-type]
-        for name, (kind, count) in {
-            **(others or {}),
-            **({} if item_type is None else {member: (item_type, strings)}),
-        }.items()
-    }
-    source = _Diverting(stream, typed)
+    typed = {name: _Typed(tries) for name, tries in {**(others or {}), member: kinds}.items()}
+    source = _Diverting(stream, {name: tried for name, tried in typed.items() if tried.tries})
     try:
         for name, runs in _top_level_arrays(source, progress):
             if name != member:
@@ -223,7 +246,7 @@ class _Diverting:
     """The stream as ijson reads it, scanned for its nesting: each array that is a member
     of the top-level object is cut out (ijson reads ``[]``), and read by ``items``."""
 
-    def __init__(self, stream: BinaryIO, typed: Mapping[str, Typed] | None = None) -> None:
+    def __init__(self, stream: BinaryIO, typed: Mapping[str, _Typed] | None = None) -> None:
         self._stream = stream
         self._typed = typed or {}  # tried on the runs of the arrays it names
         self._scan = NestingScan()
@@ -256,6 +279,7 @@ class _Diverting:
         self.at_array = False
         scan = NestingScan(depth=2)
         pending: list[bytes] = []  # the bytes of items not yet complete
+        quotes = 0  # the quotes of ``pending`` that delimit strings
         first = True  # no run of this array decoded yet
         typed = self._typed.get(name)
         data, self._held = self._held, b""
@@ -274,26 +298,31 @@ class _Diverting:
                     yield from _reference_items(name, run, first, closed=False)
                     raise ijson.IncompleteJSONError("an array closed by a brace")
                 run = b"".join((*pending, data[:end]))
-                yield from _run(name, run, first, final=True, typed=typed)
+                quotes += neutral.count(b'"', 0, end)
+                yield from _run(name, run, quotes // 2, first, final=True, typed=typed)
                 self._held = data[end:]
                 return
             if position < 0:  # no item ends in this buffer
                 pending.append(data)
+                quotes += neutral.count(b'"')
                 data = b""
                 continue
             run = b"".join((*pending, data[: position + 1]))
+            literals = (quotes + neutral.count(b'"', 0, position + 1)) // 2
             pending = [data[position + 1 :]]
+            quotes = neutral.count(b'"', position + 1)
             data = b""
-            yield from _run(name, run, first, final=False, typed=typed)
+            yield from _run(name, run, literals, first, final=False, typed=typed)
             first = False
 
 
 def _run(
-    name: str, run: bytes, first: bool, *, final: bool, typed: Typed | None = None
+    name: str, run: bytes, literals: int, first: bool, *, final: bool, typed: _Typed | None = None
 ) -> Iterator[list[Any]]:
     """The items of ``run``, complete items of the array ``name`` with the separator
-    before them (none before the first run); at the array's end (``final``) it may hold
-    none."""
+    before them (none before the first run), and ``literals`` strings (counted by the
+    nesting scan, which neutralized the escaped quotes); at the array's end (``final``)
+    it may hold none."""
     body = run.lstrip(_WHITE_SPACE)
     if not body and final:
         return
@@ -305,21 +334,15 @@ def _run(
             raise ijson.JSONError("a separator without an item")
     text = b"[" + body + b"]"
     if typed is not None:
-        decode, strings = typed
-        try:
-            items = decode(text)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            items = None
-        if items:
-            count = string_literals(_encoder.encode(items)) if strings is None else strings(items)
-            if string_literals(body) == count:
-                yield items
-                return
+        items = typed.items(text, literals)
+        if items is not None:
+            yield items
+            return
     try:
         items = _decoder.decode(text)
     except (msgspec.DecodeError, DecimalException):  # the reference path locates it
         items = None
-    if items and string_literals(body) == string_literals(_encoder.encode(items)):
+    if items and literals == string_literals(_encoder.encode(items)):
         yield items
     else:
         yield from _reference_items(name, body, first=True, closed=True)

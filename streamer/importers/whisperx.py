@@ -11,7 +11,7 @@ decimal number written in the file (``1.2345`` -> 1235). ``speaker`` is optional
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal, DecimalException
 from typing import Any, BinaryIO
 
@@ -77,14 +77,52 @@ def _word_strings(words: list[_Word]) -> int:
     return count
 
 
-class _Segment(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A segment as the fast path takes it: these members and no other."""
+class _SegmentBase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A segment as the fast path takes it: these members, ``words`` (of a subclass) and
+    no other."""
 
     text: str
     start: Decimal | UnsetType | None = UNSET
     end: Decimal | UnsetType | None = UNSET
     speaker: str | UnsetType | None = UNSET
+
+
+class _Segment(_SegmentBase, forbid_unknown_fields=True, gc=False):
+    """A segment whose words are any ``_Word``."""
+
     words: list[_Word] | UnsetType = UNSET
+
+
+class _AlignedWord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A word with the five members WhisperX writes for an aligned word of a diarized
+    transcript, all required: 7 strings each, counted without a step per word."""
+
+    word: str
+    start: float
+    end: float
+    score: float
+    speaker: str
+
+
+class _AlignedUndiarizedWord(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """An aligned word without a speaker (a transcript not diarized): 5 strings each."""
+
+    word: str
+    start: float
+    end: float
+    score: float
+
+
+class _AlignedSegment(_SegmentBase, forbid_unknown_fields=True, gc=False):
+    """A segment whose words are all ``_AlignedWord``."""
+
+    words: list[_AlignedWord] | UnsetType = UNSET
+
+
+class _AlignedUndiarizedSegment(_SegmentBase, forbid_unknown_fields=True, gc=False):
+    """A segment whose words are all ``_AlignedUndiarizedWord``."""
+
+    words: list[_AlignedUndiarizedWord] | UnsetType = UNSET
 
 
 def _segment_strings(segments: list[_Segment]) -> int:
@@ -104,15 +142,44 @@ def _segment_strings(segments: list[_Segment]) -> int:
     return count
 
 
+def _aligned_strings(
+    segments: Sequence[_AlignedSegment | _AlignedUndiarizedSegment], per_word: int
+) -> int:
+    """The strings of segments whose words all have ``per_word`` strings."""
+    count = 0
+    for segment in segments:
+        speaker, words = segment.speaker, segment.words
+        count += (
+            2  # text
+            + (segment.start is not UNSET)
+            + (segment.end is not UNSET)
+            + (speaker is not UNSET)
+            + (type(speaker) is str)
+        )
+        if words is not UNSET:
+            count += 1 + per_word * len(words)
+    return count
+
+
+_WORD_KINDS = (
+    (_AlignedWord, lambda words: 7 * len(words)),
+    (_AlignedUndiarizedWord, lambda words: 5 * len(words)),
+    (_Word, _word_strings),
+)
+_SEGMENT_KINDS = (  # tried in this order (then from the one that decoded the last run)
+    (_AlignedSegment, lambda segments: _aligned_strings(segments, 7)),
+    (_AlignedUndiarizedSegment, lambda segments: _aligned_strings(segments, 5)),
+    (_Segment, _segment_strings),
+)
+
+
 def read_whisperx(stream: BinaryIO) -> Iterator[SourceUnit]:
     """A run of segments decoded as ``_Segment`` gives its units in bulk when every one is
     in range; any other run is read segment by segment, which raises the located error."""
     count = 0
-    runs = array_runs(
-        stream, "segments", _Segment, _segment_strings, {"word_segments": (_Word, _word_strings)}
-    )
+    runs = array_runs(stream, "segments", _SEGMENT_KINDS, {"word_segments": _WORD_KINDS})
     for start, items in runs:
-        if type(items[0]) is _Segment:
+        if isinstance(items[0], _SegmentBase):
             units = _segment_units(items, count)
             if units is not None:
                 count += len(units)
@@ -137,7 +204,7 @@ def _milliseconds(value: Decimal | UnsetType | None) -> int | None:
     return int((value * _THOUSAND).to_integral_value(ROUND_HALF_UP))
 
 
-def _segment_units(segments: list[_Segment], count: int) -> list[SourceUnit] | None:
+def _segment_units(segments: list[_SegmentBase], count: int) -> list[SourceUnit] | None:
     """The units of a run of typed segments, or ``None`` when a time is out of range or
     ends before it starts."""
     units: list[SourceUnit] = []
