@@ -107,11 +107,12 @@ def normalize_lane(
     names: Names,
     support: Support | None = None,
     aliases: Mapping[str, Names] | None = None,
-    canonical: Mapping[int, Canonical] | None = None,
+    canonical: dict[int, Canonical] | None = None,
 ) -> LaneResult:
     """``support``: the support check of the lane, ``None`` when the policy is ``off``;
     ``aliases``: the glossary's alias sections (``spells``); ``canonical``: what
-    ``expect`` made of each candidate line (by line number), not made again."""
+    ``expect`` made of each candidate line (by line number), not made again (each taken
+    out as it is used: its record is not held beside the accepted candidates)."""
     spec = spec_of(kind)
     result = LaneResult(lane_id, candidates=candidates.read)
     rejections = list(candidates.rejections)
@@ -120,7 +121,7 @@ def normalize_lane(
     for raw in candidates.candidates:
         known = raw.chunk_id if raw.chunk_id in chunks else None
         chunk_of[raw.line] = known
-        made = None if canonical is None else canonical.get(raw.line)
+        made = None if canonical is None else canonical.pop(raw.line, None)
         if made is None:
             made = canonical_members(raw, kind, spec, names, aliases or {})
         outcome = _accept(raw, kind, spec, chunks, positions, made)

@@ -258,7 +258,7 @@ class UnitsByPosition:
     a stage of ``streamer run`` that needs a few units of a large document (those its
     candidates cite) rather than a pass over every line."""
 
-    KEPT = 4  # blocks kept: a chunk or a cited range may straddle two
+    KEPT = 2  # blocks kept: a chunk or a cited range may straddle two
 
     def __init__(self, source: AcceptedSource) -> None:
         index = source.index
