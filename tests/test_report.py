@@ -12,6 +12,7 @@ import json
 import os
 import re
 import stat
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +22,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamer import api
+from streamer.api.reports import bundle_party
 from streamer.framework.errors import ConfigurationError, InputError
+from streamer.report import write_report
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_stream import contexts, read_header, unit_row
 from tests.report_support import (
     XSS,
     XSS_FLAG,
+    big_case,
     build,
     demo_bundle,
     embedded_data,
     hostile_case,
 )
-from tests.support import run_cli, write_case
+from tests.support import ref, run_cli, spell, unit, write_case
 
 # -- the embedded JSON --------------------------------------------------------------------
 
@@ -298,3 +302,43 @@ def test_a_bundle_with_no_citations_has_an_empty_evidence_context(tmp_path: Path
     data = embedded_data(run_cli(["report", str(build(case, tmp_path / "b"))]).stdout)
     assert data["evidence"]["units"] == [] and data["evidence"]["contexts"] == []
     assert data["lanes"][0]["records"] == [] and data["lanes"][0]["reference_column"] is None
+
+
+# -- one reading of the evidence ----------------------------------------------------------
+
+
+def page_read_again(bundle: Path) -> bytes:
+    """The page as written from a second reading of the evidence document (the writer's
+    own reading, without what validation collected)."""
+    assert api.validate_bundle(bundle).valid
+    out = BytesIO()
+    registry = api.default_registry()
+    write_report(bundle, registry, out, party=bundle_party(bundle, registry))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("case", ["demo", "hostile", "big", "units without metadata"])
+def test_the_page_from_what_validation_read_is_the_page_read_again(
+    tmp_path: Path, case: str
+) -> None:
+    """``report`` writes the evidence from the units and contexts its validation read
+    (``EvidenceRows``): the same bytes as reading the document again, for payloads to
+    escape, units without metadata, and more units than a batch (several contexts)."""
+    if case == "demo":
+        bundle = demo_bundle(tmp_path / "bundle")
+    elif case == "hostile":
+        bundle = build(hostile_case(tmp_path / "case"), tmp_path / "bundle")
+    elif case == "big":
+        bundle = build(big_case(tmp_path / "case", 5000), tmp_path / "bundle")
+    else:
+        units = [unit(f"u{i}", f"plain & <b>{i}</b>\u2028") for i in range(9)]
+        lanes = {"spells": [spell("s1", ref("u1")), spell("s2", ref("u3", "u4"))]}
+        case_ = write_case(tmp_path / "case", units, lanes, window=1)
+        bundle = build(case_, tmp_path / "bundle")
+    api.report(bundle, output=tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_bytes()
+    assert page == page_read_again(bundle)
+    data = embedded_data(page)
+    assert len(data["evidence"]["units"]) == sum(
+        len(context["units"]) for context in evidence_document(bundle)["contexts"]
+    )

@@ -20,6 +20,7 @@ from streamer.framework.safe_text import shown_path
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, write_report
+from streamer.report.evidence_rows import EvidenceRows
 
 Rejections = Mapping[str, Mapping[str, int]]
 
@@ -109,7 +110,8 @@ def report(
     lane and reason) are shown per lane as counts by reason.
 
     The bundle is checked first as ``validate_bundle`` checks it; an invalid bundle raises
-    ``InputError`` (exit status 3) naming its first problem, and nothing is written.
+    ``InputError`` (exit status 3) naming its first problem, and nothing is written. The
+    page's evidence is what that check read of the evidence document (one reading).
     ``registry``: the kinds of its lanes (default: every installed kind, as for ``bundle``).
     """
     if isinstance(output, (str, os.PathLike)):
@@ -120,21 +122,33 @@ def report(
     counts = (
         rejection_counts(rejections) if isinstance(rejections, (str, os.PathLike)) else rejections
     )
-    checked = validate_bundle(folder, registry)
-    if not checked.valid:
-        count = len(checked.problems)
-        problems = f"{count} problem{'s' if count > 1 else ''}"
-        raise InputError(
-            f"bundle {shown_path(folder)} is not valid ({problems}): {checked.problems[0]}",
-            hint=f"'streamer validate {shown_path(folder)}' lists every problem",
+    evidence = EvidenceRows()  # what validation reads of the evidence, for the page
+    try:
+        checked = validate_bundle(folder, registry, evidence)
+        if not checked.valid:
+            count = len(checked.problems)
+            problems = f"{count} problem{'s' if count > 1 else ''}"
+            raise InputError(
+                f"bundle {shown_path(folder)} is not valid ({problems}): {checked.problems[0]}",
+                hint=f"'streamer validate {shown_path(folder)}' lists every problem",
+            )
+        if party is None:
+            party = bundle_party(folder, registry)
+        summary: list[ReportSummary] = []
+        publish_to(
+            output,
+            lambda out: summary.append(
+                write_report(
+                    folder,
+                    registry,
+                    out,
+                    title=title,
+                    party=party,
+                    rejections=counts,
+                    evidence=evidence,
+                )
+            ),
         )
-    if party is None:
-        party = bundle_party(folder, registry)
-    summary: list[ReportSummary] = []
-    publish_to(
-        output,
-        lambda out: summary.append(
-            write_report(folder, registry, out, title=title, party=party, rejections=counts)
-        ),
-    )
+    finally:
+        evidence.close()
     return summary[0]

@@ -8,16 +8,21 @@ from pathlib import Path
 from streamer.api.config import default_registry
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.validation import BundleReport, validate
+from streamer.validation.evidence_units import EvidenceSeen
 
 __all__ = ["BundleReport", "validate_bundle"]
 
 
 def validate_bundle(
-    folder: str | os.PathLike[str], registry: ArtifactKindRegistry | None = None
+    folder: str | os.PathLike[str],
+    registry: ArtifactKindRegistry | None = None,
+    seen: EvidenceSeen | None = None,
 ) -> BundleReport:
     """Check the bundle in ``folder`` as a consumer would; the report lists every problem
     (``report.valid`` when there is none). Raises ``ConfigurationError`` when ``folder``
     is not a folder. Reads the bundle as a stream: memory stays flat however large its
     evidence document. ``registry`` knows the kinds of its lanes (default: every installed
-    kind, plugins' included: the registry ``bundle`` used)."""
-    return validate(Path(folder), registry or default_registry())
+    kind, plugins' included: the registry ``bundle`` used). ``seen`` is told the evidence
+    document's units and contexts as they are checked (``report`` writes its page from
+    them, once the bundle is found valid)."""
+    return validate(Path(folder), registry or default_registry(), seen)

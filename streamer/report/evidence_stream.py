@@ -33,12 +33,15 @@ class EvidenceHeader:
     lanes: list[str]
 
 
+Reference = tuple[str, str, list[str]]  # (start_unit_id, end_unit_id, lane_ids)
+
+
 @dataclass(frozen=True)
 class ContextHead:
     """A context's references: ``(start_unit_id, end_unit_id, lane_ids)`` each."""
 
     end_unit_id: str
-    references: list[tuple[str, str, list[str]]]
+    references: list[Reference]
 
 
 def _first(path: Path, prefix: str, buffer_size: int) -> Any:

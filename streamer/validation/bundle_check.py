@@ -22,13 +22,17 @@ from streamer.validation.bundle_files import (
 )
 from streamer.validation.chunk_map import check_chunk_map
 from streamer.validation.evidence_check import check_evidence
+from streamer.validation.evidence_units import EvidenceSeen
 from streamer.validation.index_check import check_index
 from streamer.validation.lane_payload import Payload, check_lane_coverage, check_lane_payload
 from streamer.validation.report import BundleReport
 
 
-def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
-    """Check the bundle in ``folder``; ``registry`` knows the artifact kinds of its lanes."""
+def validate(
+    folder: Path, registry: ArtifactKindRegistry, seen: EvidenceSeen | None = None
+) -> BundleReport:
+    """Check the bundle in ``folder``; ``registry`` knows the artifact kinds of its lanes.
+    ``seen`` is told the evidence document's units and contexts as they are checked."""
     if not folder.is_dir():
         raise ConfigurationError(f"bundle folder {shown_path(folder)} does not exist")
     report = BundleReport()
@@ -72,7 +76,7 @@ def validate(folder: Path, registry: ArtifactKindRegistry) -> BundleReport:
         anchors = check_chunk_map(folder, chunk_map, source, report)
     evidence = described.get(evidence_context.FILE_NAME)
     if evidence is not None and evidence.file in readable:
-        checked = check_evidence(folder, evidence, source, anchors, lanes, report)
+        checked = check_evidence(folder, evidence, source, anchors, lanes, report, seen)
         if checked is not None:
             payloads = {lane: documents[file] for lane, file in lanes.items() if file in documents}
             check_lane_coverage(checked.allowlist, payloads, checked.cited, report)

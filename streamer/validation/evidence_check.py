@@ -44,7 +44,13 @@ from streamer.validation.evidence_shape import (
     sound_head,
     stream_items,
 )
-from streamer.validation.evidence_units import Context, Finished, UnitRules, decode_units
+from streamer.validation.evidence_units import (
+    Context,
+    EvidenceSeen,
+    Finished,
+    UnitRules,
+    decode_units,
+)
 from streamer.validation.index_check import Described, check_descriptor
 from streamer.validation.repeated_ids import IdHashes
 from streamer.validation.report import BundleReport
@@ -57,9 +63,13 @@ BATCH = 512  # units decoded at once
 class EvidenceCheck(UnitRules, ContextRules):
     """One pass over the evidence document; ``finish`` once it has been read."""
 
-    def __init__(self, anchors: Anchors | None, lanes: dict[str, str]) -> None:
-        """``lanes``: the file of each lane payload the index describes."""
+    def __init__(
+        self, anchors: Anchors | None, lanes: dict[str, str], seen: EvidenceSeen | None = None
+    ) -> None:
+        """``lanes``: the file of each lane payload the index describes; ``seen``: told
+        the units and contexts as they are checked."""
         self.anchors = anchors
+        self.seen = seen
         self.lanes = lanes
         self.failures: list[Failure] = []  # schema failures
         self.lines: list[str] = []  # every other problem, in document order
@@ -119,6 +129,8 @@ class EvidenceCheck(UnitRules, ContextRules):
             self.failures.extend(failures)
         if self.failures:
             return
+        if self.seen is not None:
+            self.seen.context(context.count, head)
         context.skeleton = DONE
         finished = Finished(context, head)
         if self.waiting or not self._header_known():
@@ -157,10 +169,12 @@ def check_evidence(
     anchors: Anchors | None,
     lanes: dict[str, str],
     report: BundleReport,
+    seen: EvidenceSeen | None = None,
 ) -> CheckedEvidence | None:
     """Check the evidence document; its allowlist and the references it attributes to each
-    lane, or ``None`` when it breaks its schema or disagrees with its descriptor."""
-    check = EvidenceCheck(anchors, lanes)
+    lane, or ``None`` when it breaks its schema or disagrees with its descriptor.
+    ``seen``: told its units and contexts as they are checked (``EvidenceSeen``)."""
+    check = EvidenceCheck(anchors, lanes, seen)
     try:
         with open_document(folder, entry.file, report) as handle:
             try:

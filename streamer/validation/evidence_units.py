@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 from msgspec import UNSET
@@ -51,10 +51,23 @@ class Finished:
     head: dict[str, Any]
 
 
+class EvidenceSeen(Protocol):
+    """Told what the check read of the evidence document, in document order, once its own
+    checks passed: each batch of units (``units``), then each context's head as a JSON
+    value without its units, with the count of its units (``context``). What it was told
+    is worth something only when the whole bundle is valid (the report uses it then, not
+    to read the document a second time)."""
+
+    def units(self, units: list[SourceUnit], /) -> None: ...
+
+    def context(self, count: int, head: dict[str, Any], /) -> None: ...
+
+
 class UnitRules:
     """The unit checks of ``EvidenceCheck`` (its state: the attributes below)."""
 
     anchors: Anchors | None
+    seen: EvidenceSeen | None
     failures: list[Failure]
     lines: list[str]
     hashes: IdHashes
@@ -103,6 +116,8 @@ class UnitRules:
         )
 
     def _unit_rules(self, context: Context, base: int, units: list[SourceUnit]) -> None:
+        if self.seen is not None:
+            self.seen.units(units)
         ids = [unit.unit_id for unit in units]
         self.hashes.add(ids)
         if context.first_id is None:
