@@ -2,8 +2,10 @@
 chunking says; and the source positions it fixes (each chunk's first and last unit).
 
 The chunk map of a multi-GB transcript has one entry per ``max_units - overlap_units``
-units (hundreds of thousands), so its entries are streamed too: each is decoded by a
-msgspec struct, and only one that fails is checked by jsonschema against ``$defs/chunk``
+units (hundreds of thousands), so its entries are streamed too: cut into runs as they are
+read (``json_events.stream`` with ``runs``), each run decoded at once by a msgspec struct;
+a run that does not decode and the rest of the array are read by ijson, one entry an item,
+and only an entry that fails the struct is checked by jsonschema against ``$defs/chunk``
 (for the located message). The rest of the document is checked by jsonschema whole.
 """
 
@@ -16,7 +18,7 @@ from typing import Annotated, Any
 import msgspec
 
 from streamer.framework.chunking.chunker import chunk_id
-from streamer.framework.json_events import ITEM, JsonError, item_events, stream
+from streamer.framework.json_events import ITEM, RUN, JsonError, item_events, stream
 from streamer.framework.source.unit import NonEmpty
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, CHUNK_MAP_SCHEMA
 from streamer.validation.bundle_files import Unreadable, open_document
@@ -25,7 +27,8 @@ from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import schema_of, schema_problems
 from streamer.validation.skeleton import Skeleton
 
-_ITEMS = "chunks.item"
+_ARRAY = "chunks"
+_ITEMS = f"{_ARRAY}.item"
 
 
 class ChunkEntry(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -43,6 +46,18 @@ class Anchors:
 
     positions: dict[str, int] = field(default_factory=dict)
     last_position: int = -1
+
+
+_decode = msgspec.json.Decoder(list[ChunkEntry]).decode
+
+
+def _decode_entries(text: bytes) -> list[ChunkEntry] | None:
+    """A run of entries (a JSON array text) decoded at once by ``ChunkEntry``; ``None``
+    when any is not one (the run is then read as items, for the located problem)."""
+    try:
+        return _decode(text)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def _entry(item: Any, path: str, schema_lines: list[str]) -> ChunkEntry | None:
@@ -142,11 +157,11 @@ def _read(
     skeleton: Skeleton
 
     def on_entry(event: tuple[str, str, Any]) -> None:
-        if event[1] != ITEM:
-            return
-        index = state["index"]
-        state["index"] = index + 1
-        entry = _entry(event[2], f"$.chunks[{index}]", schema_lines)
+        if event[1] == ITEM:
+            add(_entry(event[2], f"$.chunks[{state['index']}]", schema_lines))
+
+    def add(entry: ChunkEntry | None) -> None:
+        state["index"] += 1
         entries = state["entries"]
         if entries is None and not state["late"]:
             known = chunking or _chunking(skeleton.member("chunking"))
@@ -160,8 +175,12 @@ def _read(
     skeleton = Skeleton(schema["properties"], {"chunks": on_entry})
     with open_document(folder, file, report) as handle:
         try:
-            for event in stream(handle, [(_ITEMS, inside)]):
-                skeleton.event(event)
+            for event in stream(handle, [(_ITEMS, inside)], runs=(_ARRAY, _decode_entries)):
+                if event[1] == RUN:  # entries decoded at once
+                    for entry in event[2]:
+                        add(entry)
+                else:
+                    skeleton.event(event)
         except JsonError:
             report.problem(file, "not valid JSON")
             return None
