@@ -39,7 +39,6 @@ block's events and the items completed in it.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import operator
 import re
@@ -194,17 +193,17 @@ class _Cutting:
             at = 0
         self.at_array = False
         scan = self._scan
-        probe = copy.copy(scan)
-        neutral, profile = probe.feed(data)
+        in_string, depth = scan.in_string, scan.depth  # before ``data``
+        neutral, profile = scan.feed(data)
         level = self._level
         cut = -1
         if min(profile) <= level < max(profile):  # a bracket may open at that depth
-            cut = array_opening(neutral, scan.in_string, scan.depth, level)
+            cut = array_opening(neutral, in_string, depth, level)
         if cut < 0:
-            self._scan = probe
             self._at = at + len(data)
             return data
-        scan.feed(data[: cut + 1])
+        # just after that "[", outside strings: what feeding ``data[: cut + 1]`` leaves
+        self._scan = NestingScan(depth=level + 1, limit=_NO_LIMIT)
         self._at = at + cut + 1
         self.at_array = True
         return data[: cut + 1]
