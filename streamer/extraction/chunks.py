@@ -29,7 +29,9 @@ from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE, SourceDocument
 from streamer.output.extraction_chunks import SpooledChunks, spool_chunks
 
 
-class _Unit(msgspec.Struct):
+# gc=False: none can hold a cycle, and a run decodes one a unit (the cyclic collector
+# tracking them cost half the chunk pass)
+class _Unit(msgspec.Struct, gc=False):
     unit_id: str
     text: str
     speaker: str | None = None
@@ -40,11 +42,11 @@ class _ChunkLine(msgspec.Struct):
     units: list[_Unit]
 
 
-class _Speaker(msgspec.Struct):
+class _Speaker(msgspec.Struct, gc=False):
     speaker: str | None = None
 
 
-class _UnitLine(msgspec.Struct):
+class _UnitLine(msgspec.Struct, gc=False):
     """What extraction shows of a unit line of a source document."""
 
     unit_id: str
