@@ -3,7 +3,8 @@
 spans, unit positions and cited ranges (each read once, with the same units) as the pass
 over every unit (``SourceIndexTap``), on random documents, blocks, chunkings and
 candidates citing units inside their chunk, outside it, in no chunk, or in none; and
-``UnitsByPosition`` gives the units and IDs the document holds at any positions."""
+``UnitsByPosition`` gives the units and IDs the document holds at any positions; the
+positions normalize found give the bundle stage its ``Hits``."""
 
 from __future__ import annotations
 
@@ -19,11 +20,22 @@ from streamer.framework.errors import SourceError
 from streamer.framework.source.accepted import AcceptedSource, UnitIndex, UnitsByPosition
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.units import Hits
 from streamer.importers.document import utterance, write_document
 from streamer.normalization.source_index import AcceptedIndex, SourceIndexTap
 from streamer.normalization.support import CitedUnit
 
 Read = list[tuple[tuple[str, str], list[CitedUnit]]]
+
+
+def examples(count: int) -> settings:
+    """Hypothesis settings for a test taking ``tmp_path``: one folder for all its examples
+    (each writes its document again)."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture],
+    )
 
 
 def accepted(folder: Path, count: int, block_size: int) -> tuple[AcceptedSource, list[Any]]:
@@ -45,9 +57,7 @@ def accepted(folder: Path, count: int, block_size: int) -> tuple[AcceptedSource,
     return source, [msgspec.to_builtins(unit) for unit in units]
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@examples(60)
 @given(st.integers(0, 40), st.integers(1, 400), st.data())
 def test_units_by_position_are_the_documents(
     tmp_path: Path, count: int, block_size: int, data: st.DataObject
@@ -98,9 +108,7 @@ def cases(draw: Any) -> tuple[int, int, int, int, dict[str, set[str]], list[tupl
     return count, draw(st.integers(1, 300)), max_units, overlap, cited, pairs
 
 
-@settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@examples(200)
 @given(cases())
 def test_the_index_reads_what_the_pass_reads(tmp_path: Path, case: Any) -> None:
     count, block_size, max_units, overlap, cited, pairs = case
@@ -134,5 +142,41 @@ def test_the_index_reads_what_the_pass_reads(tmp_path: Path, case: Any) -> None:
         assert index.positions == tap.positions
         assert sorted(by_index, key=repr) == sorted(by_pass, key=repr)
         assert len(by_index) == len({pair for pair, _ in by_index})  # each range once
+    finally:
+        source.index.close()
+
+
+@examples(60)
+@given(st.integers(1, 40), st.integers(1, 300), st.data())
+def test_batches_say_where_the_wanted_ids_are_once_a_stage_found_them(
+    tmp_path: Path, count: int, block_size: int, data: st.DataObject
+) -> None:
+    """The bundle stage of a run looks for the IDs its references name: where normalize
+    found every one of them, each batch says where they are (``Hits``), as a lookup among
+    its IDs finds them; while one is not known, no batch says (the consumer looks)."""
+    source, units = accepted(tmp_path, count, block_size)
+    assert source.index is not None
+    ids = [unit["unit_id"] for unit in units]
+    wanted = frozenset(data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=6)))
+    try:
+        positions = {unit_id: ids.index(unit_id) for unit_id in wanted}
+        known = data.draw(st.sets(st.sampled_from(sorted(wanted)), max_size=len(wanted) - 1))
+        source.index.positions.update({unit_id: positions[unit_id] for unit_id in known})
+        assert [batch.hits for batch in source.batches(wanted=wanted)] == [None] * len(
+            list(source.index.blocks())
+        )
+        source.index.positions.update(positions)
+        batches = list(source.batches(wanted=wanted))
+        assert [unit_id for batch in batches for unit_id in batch.ids] == ids
+        for batch in batches:
+            found = [(at, unit_id) for at, unit_id in enumerate(batch.ids) if unit_id in wanted]
+            assert batch.hits == Hits(wanted, found)
+        assert [batch.hits for batch in source.batches()] == [None] * len(batches)
+        # a position that is not the ID's: the document is not the one the stage read
+        first = min(wanted, key=positions.__getitem__)
+        source.index.positions[first] = (positions[first] + 1) % count
+        if count > 1:
+            with pytest.raises(SourceError, match="changed while it was read"):
+                list(source.batches(wanted=wanted))
     finally:
         source.index.close()

@@ -426,9 +426,13 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
     passes: list[str] = []  # the passes of normalize and bundle over the accepted document
     batches = AcceptedSource.batches
 
+    hits: list[bool] = []  # whether each batch said where the wanted IDs are
+
     def batches_of(self: AcceptedSource, *args: Any) -> Any:
         passes.append("index" if self.index and self.index.complete else "lines")
-        return batches(self, *args)
+        for batch in batches(self, *args):
+            hits.append(batch.hits is not None)
+            yield batch
 
     monkeypatch.setattr(AcceptedSource, "batches", batches_of)
     reads: list[str] = []  # the passes over its lines
@@ -455,6 +459,7 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
     passes.clear()
     reads.clear()
     seeks.clear()
+    hits.clear()
     result = api.run(config, episode, "crd3", output, warn=quiet)
     assert checked == []  # the import checked every unit as it wrote them: no stage again
     # extraction reads the lines and writes the index that bundle reads instead, and
@@ -462,6 +467,8 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
     # has no index: they read the lines
     assert passes == (2 * ["lines"] if interrupted_in else ["index"])
     assert bool(seeks) is not bool(interrupted_in)
+    # and bundle finds its references where normalize found them, in the same run
+    assert set(hits) == {not interrupted_in}
     # extraction answers its three rules lanes in one pass over the lines
     assert len(reads) == (2 if interrupted_in else 1)
     reference = by_hand(tmp_path / "by-hand", episode, "crd3", episode.stem, config)

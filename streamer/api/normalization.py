@@ -179,6 +179,7 @@ def normalize(
             cited_ranges.read,
         )
         identity = source.identity
+        source.index.positions.update(index.positions)  # for the bundle stage after it
         if progress is not None:
             size = source.path.stat().st_size
             progress(size, size)

@@ -192,12 +192,13 @@ def source_batches(
 
     An ``AcceptedSource`` (the document ``streamer run`` imported and accepted) is read
     without validating or digesting it again, in this process whatever ``jobs``: the
-    same units in the same order, and its identity as the import accepted it."""
+    same units in the same order, and its identity as the import accepted it (and the
+    ``wanted`` IDs' hits, when an earlier stage of the run found where they all are)."""
     jobs = check_jobs(options.get("jobs", 1))
     if isinstance(source, AcceptedSource):
         with without_cycle_collection():
             accepted = source.batches(
-                options.get("buffer_size", DEFAULT_BUFFER_SIZE), options.get("progress")
+                options.get("buffer_size", DEFAULT_BUFFER_SIZE), options.get("progress"), wanted
             )
             try:
                 yield (accepted if tap is None else tap(accepted)), lambda: source.identity

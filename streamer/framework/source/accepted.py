@@ -30,7 +30,7 @@ from streamer.framework.errors import SourceError
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.framework.source.json_lines import line_blocks
 from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Batch
+from streamer.framework.source.units import Batch, Hits
 
 # 128 KiB: as the reader's blocks (``source.reader.DEFAULT_BUFFER_SIZE``)
 BLOCK_SIZE = 1 << 17
@@ -150,19 +150,44 @@ class AcceptedSource:
             raise self._changed("another header")
 
     def batches(
-        self, block_size: int = BLOCK_SIZE, progress: Progress | None = None
+        self,
+        block_size: int = BLOCK_SIZE,
+        progress: Progress | None = None,
+        wanted: frozenset[str] | None = None,
     ) -> Generator[Batch, None, None]:
         """The units in document order, a block of lines at a time: the unit IDs decoded
         (from the ``index`` when it is complete), the units when taken (``LineUnits``); the
-        count of units is checked at the end."""
+        count of units is checked at the end. ``wanted``: unit IDs the consumer looks for;
+        when the index knows the position of every one (``UnitIndex.positions``), each
+        batch says where they are (``Batch.hits``), and no ID is looked up."""
         count = 0
         if self.index is not None and self.index.complete:
             size = self.path.stat().st_size
+            known = self.index.positions
+            hits = None
+            if wanted is not None and wanted.issubset(known):
+                hits = iter(sorted((known[unit_id], unit_id) for unit_id in wanted))
+            following = next(hits, None) if hits is not None else None
             for offset, length, ids in self.index.blocks():
+                base = count
                 count += len(ids)
                 if progress is not None:
                     progress(offset + length, size)
-                yield Batch(LineUnits(self._reader(offset, length), len(ids)), ids)
+                units = LineUnits(self._reader(offset, length), len(ids))
+                if hits is None:
+                    yield Batch(units, ids)
+                    continue
+                assert wanted is not None
+                found = []
+                while following is not None and following[0] < count:
+                    at = following[0] - base
+                    if ids[at] != following[1]:
+                        raise self._changed("a unit ID is not where this run found it")
+                    found.append((at, following[1]))
+                    following = next(hits, None)
+                yield Batch(units, ids, Hits(wanted, found))
+            if following is not None:
+                raise self._changed("a unit ID is not where this run found it")
         else:
             for _, block in self.blocks(block_size, progress):
                 ids = [unit.unit_id for unit in _ids_decoder.decode_lines(block)]
@@ -202,6 +227,10 @@ class UnitIndex:
         self._written = 0
         self.unit_count = 0
         self.complete = False
+        self.positions: dict[str, int] = {}
+        """Document positions of unit IDs that a stage of this run has found (normalize:
+        those its candidates cite), for the stages after it (``AcceptedSource.batches``
+        gives them as ``Hits``)."""
 
     @property
     def empty(self) -> bool:
