@@ -432,8 +432,13 @@ def casts(
     the next unit's text when another speaker says it (``reply_to``)."""
     found: list[tuple[int, int, str, str | None]] = []  # (start, end, spell, caster)
     text = text.translate(_APOSTROPHES)
-    words = list(_WORD.finditer(text))  # read once, by every form but the casting verb's
-    lowered = [word.group().lower() for word in words]
+    # the words, read once, by every form but the casting verb's (their positions only
+    # once a name is found); lower-casing leaves an ASCII text's words where they are
+    if text.isascii():
+        lowered = _WORD.findall(text.lower())
+    else:
+        lowered = [word.lower() for word in _WORD.findall(text)]
+    words = _Words(text)
     if speaker is not None:  # a player's unit: the caster is not said (no "I")
         bare = _bare_name(text, lowered, rules)
         if bare is not None:
@@ -460,6 +465,21 @@ def casts(
     found.extend(_names_as_verbs(text, words, lowered, rules, speaker))
     found.sort(key=lambda item: item[0])
     return [(spell, caster) for _, end, spell, caster in found if not _refused(text, end, reply)]
+
+
+class _Words:
+    """The words of a text (``_WORD``) as matches, by index: found when first asked."""
+
+    __slots__ = ("_found", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._found: list[re.Match[str]] | None = None
+
+    def __getitem__(self, index: int) -> re.Match[str]:
+        if self._found is None:
+            self._found = list(_WORD.finditer(self._text))
+        return self._found[index]
 
 
 def _caster(
@@ -561,7 +581,7 @@ def _bare_name(text: str, lowered: list[str], rules: SpellRules) -> str | None:
 
 def _other_verbs(
     text: str,
-    words: list[re.Match[str]],
+    words: _Words,
     lowered: list[str],
     rules: SpellRules,
     speaker: str | None,
@@ -610,7 +630,7 @@ def _other_verbs(
 
 def _names_as_verbs(
     text: str,
-    words: list[re.Match[str]],
+    words: _Words,
     lowered: list[str],
     rules: SpellRules,
     speaker: str | None,
