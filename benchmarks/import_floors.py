@@ -7,7 +7,10 @@ typed msgspec decode; SRT, WebVTT and text: one split into lines, then into bloc
 the units with as little per-unit Python as the format allows, encodes them as the published
 and the canonical JSON lines (msgspec, as the importers do), digests the canonical lines and
 writes the header and the units. It checks nothing an importer checks (the generated inputs
-are valid), and it knows only what the generated inputs hold (``benchmarks.import_bench``):
+are valid) but what a parser that drops part of the input would let through: WhisperX's
+words are dropped by the import but still checked (valid UTF-8, no member repeated), so the
+WhisperX floor decodes them and counts the strings (``whisperx``). It knows only what the
+generated inputs hold (``benchmarks.import_bench``):
 no byte order marks, CR line ends, ``NOTE`` blocks between cues, rolling captions, or
 entities. The output must be byte-identical to ``streamer import``'s: the benchmark checks it.
 """

@@ -306,3 +306,22 @@ def _decodable(kind: Any, texts: list[str]) -> list[Any]:
         with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
             decoded.append(msgspec.json.decode(text, type=kind))
     return decoded
+
+
+@pytest.mark.parametrize("buffer", [1 << 10, 1 << 16])
+def test_too_deep_nesting_is_found_before_the_items_of_its_buffer(buffer: int) -> None:
+    """An item read (out of range: refused after it is decoded) before input nested too
+    deeply in the same buffer: the nesting is what is refused, as when the nesting scan
+    read the whole buffer first, whichever cut (exact or quick) took the items."""
+    valid = ['{"text": "a b", "start": 1, "end": 2}'] * (buffer * 3 // 2 // 40)  # 1.5 buffers
+    bad = '{"text": "late", "start": -1, "end": 2}'
+    deep = '{"text": "deep", "id": ' + "[" * 40 + "]" * 40 + "}"
+    for tail in ([bad, valid[0], deep], [bad, deep]):
+        text = '{"segments": [' + ", ".join(valid + tail) + "]}"
+        saved = json_items.BUFFER_SIZE
+        json_items.BUFFER_SIZE = buffer
+        try:
+            with pytest.raises(SourceError, match="nested more than 32 levels"):
+                list(read_whisperx(io.BytesIO(text.encode())))
+        finally:
+            json_items.BUFFER_SIZE = saved

@@ -70,7 +70,7 @@ def string_literals(data: bytes) -> int:
     """The number of strings (member names and values) written in the JSON text ``data``,
     which must start and end outside a string."""
     quotes = data.count(b'"')
-    if quotes and b'\\"' in data:
+    if quotes and b"\\" in data:  # (one byte: found at memchr's speed)
         quotes -= data.replace(b"\\\\", _NEUTRAL_PAIR).count(b'\\"')
     return quotes // 2
 

@@ -16,10 +16,13 @@ in Python (``_Tap``): it is what decides every error. The fast path reads the ar
 that are members of the top-level object (``TURNS``, ``segments``, ``word_segments``:
 nearly all the bytes) without it: ijson parses the rest of the document (``_Diverting``
 stops its input just after such an array's ``[``), and the array's content is cut, by
-the nesting scan, into runs of complete items, each run decoded at once by msgspec
-(numbers that are not integers as ``Decimal``, exactly as ijson gives them) and checked
-for repeated member names by counting strings (``json_bytes.string_literals``: a parsed
-run has fewer strings than its text when a member repeats). A run that fails to decode
+the nesting scan (or, once it has found where one item ends and the next begins, by the
+quick cut: the last such separator of a buffer, found by ``rfind``, its run checked by
+decoding it typed, see ``_quick_items``), into runs of complete items, each run decoded
+at once by msgspec (numbers that are not integers as ``Decimal``, exactly as ijson gives
+them) and checked for repeated member names by counting strings
+(``json_bytes.string_literals``: a parsed run has fewer strings than its text when a
+member repeats). A run that fails to decode
 or to count is read again by the reference path, which yields its items up to the
 problem and raises the located error; so the items, and the errors, are those of the
 reference path.
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import io
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal, DecimalException
 from typing import Any, BinaryIO
@@ -52,6 +56,9 @@ BUFFER_SIZE = 1 << 16
 _WHITE_SPACE = b" \t\r\n"
 _decoder = msgspec.json.Decoder(float_hook=Decimal)
 _encoder = msgspec.json.Encoder(decimal_format="number")
+# The end of an item, the comma and the start of the next one up to its first member name:
+# where the quick cut looks for item ends (``rfind``) once the exact cut has found one.
+_SEPARATOR = re.compile(rb'\}[ \t\r\n]*,[ \t\r\n]*\{[ \t\r\n]*"[^"\\]{1,64}"')
 
 
 class _Bounded:
@@ -282,6 +289,10 @@ class _Diverting:
         quotes = 0  # the quotes of ``pending`` that delimit strings
         first = True  # no run of this array decoded yet
         typed = self._typed.get(name)
+        separator = b""  # between two items, as the first cut found it (the quick cut's key)
+        quick = True  # no quick cut failed since the last exact cut
+        failures = 0  # quick cuts that failed (past 4, none is tried: the separator is
+        # found inside items, e.g. words whose first member is the segments')
         data, self._held = self._held, b""
         while True:
             if not data:
@@ -289,6 +300,22 @@ class _Diverting:
                 if not data:  # the input ends inside the array
                     yield from _reference_items(name, b"".join(pending), first, closed=False)
                     raise ijson.IncompleteJSONError("the input ends inside an array")
+            # the quick cut (see ``_quick_items``), tried on what follows an exact cut (a
+            # failed try costs at most two buffers, once between two exact cuts)
+            cut = data.rfind(separator) if separator and quick and len(pending) < 2 else -1
+            if cut >= 0 and typed is not None:
+                items = _quick_items(b"".join((*pending, data[: cut + 1])), first, typed)
+                quick = items is not None
+                failures += not quick
+                if failures > 4:
+                    separator = b""
+                    failures = -1  # learned no more
+                if items is not None:
+                    NestingScan(depth=2).feed(data[cut + 1 :])  # raises as the scan would
+                    yield items
+                    first = False
+                    scan, pending, quotes = NestingScan(depth=2), [], 0
+                    data = data[cut + 1 :]  # read by the scan: no separator after the cut
             neutral, profile = scan.feed(data)
             end, position = array_cut(neutral, profile, scan.in_string)
             if end >= 0:  # the array ends in this buffer
@@ -307,6 +334,10 @@ class _Diverting:
                 quotes += neutral.count(b'"')
                 data = b""
                 continue
+            quick = True
+            if not separator and typed is not None and failures >= 0:
+                after = _SEPARATOR.match(data, position)
+                separator = b"" if after is None else after.group()
             run = b"".join((*pending, data[: position + 1]))
             literals = (quotes + neutral.count(b'"', 0, position + 1)) // 2
             pending = [data[position + 1 :]]
@@ -314,6 +345,24 @@ class _Diverting:
             data = b""
             yield from _run(name, run, literals, first, final=False, typed=typed)
             first = False
+
+
+def _quick_items(run: bytes, first: bool, typed: _Typed) -> list[Any] | None:
+    """The items of ``run``, cut before a separator found by ``rfind`` (not by the nesting
+    scan), decoded by ``typed``; ``None`` when they do not decode, or a member repeats.
+
+    A cut inside a string or inside an item leaves the run open (an unclosed string, an
+    array or object not closed), which msgspec refuses: a wrong cut costs a decoding,
+    never a wrong item. Runs that decode are items of a struct's fixed depth (never too
+    deeply nested: the nesting scan would have found nothing), whose every string was
+    decoded (valid UTF-8) and counted (no member repeated); anything else is read again
+    by the nesting scan's exact cut, which says what is wrong where."""
+    body = run.lstrip(_WHITE_SPACE)
+    if not first:
+        if body[:1] != b",":
+            return None
+        body = body[1:]
+    return typed.items(b"[" + body + b"]", string_literals(body))
 
 
 def _run(
