@@ -244,13 +244,19 @@ class SpellMatcher:
         return found
 
     def _match(self, words: Sequence[str]) -> tuple[str, int] | None:
-        for size in range(min(self._longest, len(words)), 0, -1):
+        # a run's keys are its words' keys joined: the space between two words neither
+        # composes (NFKC) nor is a letter, so each word is keyed once, not once a run
+        longest = min(self._longest, len(words))
+        keys = [match_key(word) for word in words[:longest]]
+        looses: list[str] | None = None
+        for size in range(longest, 0, -1):
             if words[size - 1].lower() in ARTICLES:
                 continue
-            run = " ".join(words[:size])
-            name = self._by_key.get(match_key(run))
+            name = self._by_key.get("".join(keys[:size]))
             if name is None:
-                name = self._by_loose.get(loose_key(run))
+                if looses is None:
+                    looses = [loose_key(word) for word in words[:longest]]
+                name = self._by_loose.get("".join(looses[:size]))
             if name is not None:
                 return name, size
         return None
