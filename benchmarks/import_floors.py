@@ -69,16 +69,20 @@ class _Episode(msgspec.Struct):
 
 
 def crd3(data: bytes) -> list[SourceUnit]:
+    """One typed decode; a list of one string (nearly every turn's names, half the turns'
+    utterances) is only stripped, others joined (the non-empty stripped items)."""
     turns = msgspec.json.decode(data, type=_Episode).TURNS
     strip = str.strip
-    return [
-        _unit(
-            f"t{turn.NUMBER:05d}",
-            " ".join(filter(None, map(strip, turn.UTTERANCES))),
-            ", ".join(filter(None, map(strip, turn.NAMES))),
+    units: list[SourceUnit] = []
+    append = units.append
+    for turn in turns:
+        lines, names = turn.UTTERANCES, turn.NAMES
+        text = lines[0].strip() if len(lines) == 1 else " ".join(filter(None, map(strip, lines)))
+        speaker = (
+            names[0].strip() if len(names) == 1 else ", ".join(filter(None, map(strip, names)))
         )
-        for turn in turns
-    ]
+        append(_unit(f"t{turn.NUMBER:05d}", text, speaker))
+    return units
 
 
 class _Word(msgspec.Struct, forbid_unknown_fields=True, gc=False):

@@ -23,6 +23,7 @@ from collections.abc import Generator, Iterator
 from typing import Annotated, Any, BinaryIO, Literal
 
 import msgspec
+from msgspec import UNSET
 
 from streamer.framework.errors import SourceError
 from streamer.framework.source.unit import SourceUnit, UnitMetadata
@@ -82,18 +83,26 @@ def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
 
 
 def _turn_units(turns: list[_Turn]) -> list[SourceUnit]:
+    """One unit a turn. A list of one string (nearly every turn's names, half the turns'
+    utterances) is only stripped: what joining its non-empty stripped items gives."""
     strip = str.strip
     units: list[SourceUnit] = []
     append = units.append
     for turn in turns:
-        text = " ".join(filter(None, map(strip, turn.UTTERANCES)))
-        speaker = ", ".join(filter(None, map(strip, turn.NAMES)))
-        if speaker:
-            append(
-                SourceUnit(f"t{turn.NUMBER:05d}", UNIT_KIND, text, metadata=UnitMetadata(speaker))
+        lines, names = turn.UTTERANCES, turn.NAMES
+        text = lines[0].strip() if len(lines) == 1 else " ".join(filter(None, map(strip, lines)))
+        speaker = (
+            names[0].strip() if len(names) == 1 else ", ".join(filter(None, map(strip, names)))
+        )
+        append(
+            SourceUnit(
+                f"t{turn.NUMBER:05d}",
+                UNIT_KIND,
+                text,
+                UNSET,  # source_ref
+                UnitMetadata(speaker) if speaker else UNSET,
             )
-        else:
-            append(SourceUnit(f"t{turn.NUMBER:05d}", UNIT_KIND, text))
+        )
     return units
 
 
