@@ -62,7 +62,9 @@ class RunPlan:
     accepted: DocumentIdentity | None = None
     """The identity of ``source.jsonl`` as the import stage accepted it (``accept``)."""
     index: UnitIndex | None = None
-    """Its blocks and unit IDs, once extraction has read them (in this run)."""
+    """Its blocks and unit IDs, once extraction has read them (in this run): normalize
+    then reads only the blocks its candidates cite, and leaves the positions it found for
+    bundle (``UnitIndex.positions``)."""
 
     def path(self, name: str) -> Path:
         return self.work.path(name)
