@@ -138,7 +138,9 @@ def normalize(
         and isinstance(entry.get("character"), str)
     }
     files: dict[str, CandidatesFile] = {}
-    cited_by_chunk: dict[str, set[str]] = {}  # chunk ID -> the unit IDs its candidates cite
+    # chunk ID -> the unit IDs its candidates cite (a list: ten thousand small sets would
+    # take twice the memory; an ID twice is looked up once)
+    cited_by_chunk: dict[str, list[str]] = {}
     checks: dict[str, Support] = {}
     canonical: dict[str, dict[int, Canonical]] = {}  # lane -> line -> what expect made
     for lane_id in run_lanes:
@@ -161,7 +163,7 @@ def normalize(
             checks[lane_id] = Support(spec, terms.names, party, terms.aliases)
         for raw in file.candidates:
             ids, chunk_id = cited(raw, kind)
-            cited_by_chunk.setdefault(chunk_id, set()).update(ids)
+            cited_by_chunk.setdefault(chunk_id, []).extend(ids)
             if strict:
                 made = expect(raw, kind, terms.names, checks[lane_id], terms.aliases)
                 canonical.setdefault(lane_id, {})[raw.line] = made

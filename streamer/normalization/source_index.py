@@ -19,7 +19,7 @@ ranges, never the transcript.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from itertools import compress, count
 
@@ -173,7 +173,7 @@ class AcceptedIndex:
         units: UnitsByPosition,
         max_units: int,
         overlap_units: int,
-        cited: Mapping[str, Set[str]],
+        cited: Mapping[str, Collection[str]],
         ranges: Mapping[str, Set[str]] | None = None,
         read: ReadRange | None = None,
     ) -> None:
@@ -196,7 +196,7 @@ class AcceptedIndex:
     def _find(
         self,
         units: UnitsByPosition,
-        cited: Mapping[str, Set[str]],
+        cited: Mapping[str, Collection[str]],
         ranges: Mapping[str, Set[str]],
     ) -> dict[str, int]:
         found: dict[str, int] = {}
