@@ -272,3 +272,27 @@ def test_a_word_gate_refuses_words_it_could_never_find() -> None:
     with pytest.raises(ValueError):
         WordGate(["x"], [], re.compile("(x)"))
     assert WordGate([], [], WORD).units(["anything"]) == []
+
+
+def test_hyperscan_is_loaded_by_the_spell_rules_only() -> None:
+    """The commands that read the D&D kinds without running the rules (``evidence``,
+    ``bundle``, ``validate``, ``report``) do not load Hyperscan's library at start-up; the
+    spell rules load it when they first run."""
+    import subprocess
+    import sys
+
+    from tests.support import REPO
+
+    script = (
+        "import sys\n"
+        "import streamer.domain.dnd.kinds, streamer.domain.dnd.rules, streamer.domain.dnd.npc_rules\n"
+        "from streamer.domain.dnd.rules import SpellCastRules\n"
+        "from streamer.framework.kinds.extraction import RulesContext, ShownUnit\n"
+        "before = 'hyperscan' in sys.modules\n"
+        "SpellCastRules()([], RulesContext({}, {}, {}))\n"
+        "print(before, 'hyperscan' in sys.modules)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.split()
+    assert shown == ["False", "True"]

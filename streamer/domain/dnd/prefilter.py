@@ -34,9 +34,12 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 import ahocorasick
-import hyperscan
+
+if TYPE_CHECKING:  # imported where a database is compiled: not at every command's start-up
+    import hyperscan
 
 SEPARATOR = "\x00"
 _SIGMAS = "\u03c3\u03c2"  # the lower-case sigma's form depends on the letters around it
@@ -312,6 +315,8 @@ def _database(keywords: Sequence[bytes]) -> hyperscan.Database | None:
     ``None`` for none."""
     if not keywords:
         return None
+    import hyperscan  # here: its 6.5 MB library loaded by the rules, not by every command
+
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(
         expressions=list(keywords),
