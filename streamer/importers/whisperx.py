@@ -125,20 +125,27 @@ class _AlignedUndiarizedSegment(_SegmentBase, forbid_unknown_fields=True, gc=Fal
     words: list[_AlignedUndiarizedWord] | UnsetType = UNSET
 
 
+def _head_strings(segment: _Segment | _AlignedSegment | _AlignedUndiarizedSegment) -> int:
+    """The member names and string values of a segment, less its words' (``words``, its
+    name, included when present)."""
+    speaker = segment.speaker
+    return (
+        2  # text
+        + (segment.start is not UNSET)
+        + (segment.end is not UNSET)
+        + (speaker is not UNSET)
+        + (type(speaker) is str)
+        + (segment.words is not UNSET)
+    )
+
+
 def _segment_strings(segments: list[_Segment]) -> int:
     """The member names and string values the segments were decoded from."""
     count = 0
     for segment in segments:
-        speaker, words = segment.speaker, segment.words
-        count += (
-            2  # text
-            + (segment.start is not UNSET)
-            + (segment.end is not UNSET)
-            + (speaker is not UNSET)
-            + (type(speaker) is str)
-        )
-        if words is not UNSET:
-            count += 1 + _word_strings(words)
+        count += _head_strings(segment)
+        if segment.words is not UNSET:
+            count += _word_strings(segment.words)
     return count
 
 
@@ -148,16 +155,9 @@ def _aligned_strings(
     """The strings of segments whose words all have ``per_word`` strings."""
     count = 0
     for segment in segments:
-        speaker, words = segment.speaker, segment.words
-        count += (
-            2  # text
-            + (segment.start is not UNSET)
-            + (segment.end is not UNSET)
-            + (speaker is not UNSET)
-            + (type(speaker) is str)
-        )
-        if words is not UNSET:
-            count += 1 + per_word * len(words)
+        count += _head_strings(segment)
+        if segment.words is not UNSET:
+            count += per_word * len(segment.words)
     return count
 
 
