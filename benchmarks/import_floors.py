@@ -13,6 +13,9 @@ WhisperX floor decodes them and counts the strings (``whisperx``). It knows only
 generated inputs hold (``benchmarks.import_bench``):
 no byte order marks, CR line ends, ``NOTE`` blocks between cues, rolling captions, or
 entities. The output must be byte-identical to ``streamer import``'s: the benchmark checks it.
+A floor imports nothing from ``streamer.importers``: where it builds a unit as an importer
+does (CRD3's turns), the lines are written again here on purpose, so that the byte-identity
+check compares two implementations and the floor times none of the importer's code.
 """
 
 from __future__ import annotations

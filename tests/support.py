@@ -14,6 +14,7 @@ import orjson
 import yaml
 
 from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.chunking.chunker import Chunker
 from streamer.framework.kinds.registry import SchemaIdentity
 
 REPO = Path(__file__).resolve().parent.parent
@@ -277,3 +278,20 @@ def stopped(status: int) -> bytes:
     it ended (``streamer: interrupted (nothing published)`` for Ctrl-C)."""
     how = {129: "hung up", 130: "interrupted", 131: "quit", 143: "terminated"}[status]
     return f"streamer: {how} (nothing published)\n".encode()
+
+
+def chunk_map_entries(ids: Sequence[str], max_units: int, overlap: int) -> list[dict[str, Any]]:
+    """The chunk map's entries for units ``ids``: the chunks the framework Chunker cuts,
+    fed item by item (the reference the bundle's chunk map is checked against)."""
+    chunker: Chunker[str] = Chunker(max_units, overlap)
+    made = [chunk for unit_id in ids for chunk in chunker.add(unit_id)]
+    made += list(chunker.finish())
+    return [
+        {
+            "chunk_id": chunk.chunk_id,
+            "start_unit_id": chunk.items[0],
+            "end_unit_id": chunk.items[-1],
+            "unit_count": len(chunk.items),
+        }
+        for chunk in made
+    ]

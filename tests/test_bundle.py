@@ -12,7 +12,6 @@ import orjson
 import pytest
 
 from streamer import api
-from streamer.framework.chunking.chunker import Chunker
 from tests.bundle_support import (
     bundle_files,
     demo_case,
@@ -22,6 +21,7 @@ from tests.bundle_support import (
 )
 from tests.support import (
     Case,
+    chunk_map_entries,
     config_dict,
     json_bytes,
     jsonl_bytes,
@@ -282,18 +282,7 @@ def test_chunk_map_agrees_with_the_chunker_reading_stdin_once(
     case = write_case(tmp_path / "case", units(ids), lanes, config=config, form="json")
     out = tmp_path / "bundle"
     receipt(run_bundle(case, out, stdin=case.source.read_bytes()))
-    chunker: Chunker[str] = Chunker(*(chunking or (100, 10)))
-    made = [chunk for unit_id in ids for chunk in chunker.add(unit_id)]
-    made += list(chunker.finish())
-    expected = [
-        {
-            "chunk_id": chunk.chunk_id,
-            "start_unit_id": chunk.items[0],
-            "end_unit_id": chunk.items[-1],
-            "unit_count": len(chunk.items),
-        }
-        for chunk in made
-    ]
+    expected = chunk_map_entries(ids, *(chunking or (100, 10)))
     chunk_map = orjson.loads((out / "chunk-map.json").read_bytes())
     assert chunk_map["chunks"] == expected
     assert chunk_map["chunking"] == dict(

@@ -17,7 +17,7 @@ from streamer.configuration import Configuration, resolve_configuration
 from streamer.extraction.chunks import chunk_count
 from streamer.framework.chunking.chunker import Chunker, chunk_id, chunk_span
 from tests.import_cases import EXPECTED, FIXTURES
-from tests.support import config_dict, jsonl_bytes, run_cli, unit
+from tests.support import chunk_map_entries, config_dict, jsonl_bytes, run_cli, unit
 
 Bounds = list[tuple[str, int, int]]
 
@@ -275,18 +275,7 @@ def test_the_chunk_map_tap_bounds_are_the_chunkers_whatever_the_batches(
 
     overlap = min(overlap, max_units - 1)
     ids = [f'u"{i}é' for i in range(sum(batch_sizes))]  # escaped in JSON
-    chunker: Chunker[str] = Chunker(max_units, overlap)
-    made = [chunk for unit_id in ids for chunk in chunker.add(unit_id)]
-    made += list(chunker.finish())
-    expected = [
-        {
-            "chunk_id": chunk.chunk_id,
-            "start_unit_id": chunk.items[0],
-            "end_unit_id": chunk.items[-1],
-            "unit_count": len(chunk.items),
-        }
-        for chunk in made
-    ]
+    expected = chunk_map_entries(ids, max_units, overlap)
     tap = ChunkBoundsTap(max_units, overlap)
     batches, start = [], 0
     for size in batch_sizes:
