@@ -456,9 +456,9 @@ def test_any_jobs_matches_one_job(document: dict[str, Any]) -> None:
 
 def test_a_pass_left_early_ends_its_workers(tmp_path: Path) -> None:
     case = write_case(tmp_path, UNITS, LANES)
-    with api.source_batches(case.source, jobs=2, buffer_size=50) as (batches, _):
+    with api.source_batches(case.source, jobs=3, buffer_size=50) as (batches, _):
         next(iter(batches))
-        assert len(children()) == 2
+        assert len(children()) == 2  # this process is the third
     assert children() == set()
 
 
@@ -519,7 +519,7 @@ def test_a_signal_ends_the_run_quietly_and_its_workers(
     case = write_case(tmp_path, doc_units(3000), LANES)
     data = case.source.read_bytes()
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamer", *case.args("--jobs", "2", source="-")],
+        [sys.executable, "-m", "streamer", *case.args("--jobs", "3", source="-")],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -529,7 +529,7 @@ def test_a_signal_ends_the_run_quietly_and_its_workers(
     assert process.stdin is not None
     process.stdin.write(data[: len(data) // 2])
     process.stdin.flush()
-    workers = blocked_with_workers(process, 2)
+    workers = blocked_with_workers(process, 2)  # --jobs 3: this process and two workers
     if group:
         os.killpg(process.pid, signum)
     else:

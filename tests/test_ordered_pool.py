@@ -59,17 +59,20 @@ def test_results_come_in_order_and_an_error_after_those_before_it(before: set[in
     assert live_children() - before == set()
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(
-    jobs=st.integers(1, 3),
+    jobs=st.integers(0, 3),
+    local=st.booleans(),
     tasks=st.lists(st.tuples(st.binary(min_size=2, max_size=2), st.binary(max_size=300))),
 )
 def test_any_tasks_give_the_work_done_here_in_order(
-    jobs: int, tasks: list[tuple[bytes, bytes]]
+    jobs: int, local: bool, tasks: list[tuple[bytes, bytes]]
 ) -> None:
-    """More tasks than the workers hold in flight (``IN_FLIGHT`` each) and fewer."""
+    """More tasks than the workers hold in flight (``IN_FLIGHT`` each) and fewer; with
+    ``local``, this process working too (with no worker, alone)."""
+    local = local or jobs == 0
     with OrderedPool(jobs, reverse) as pool:
-        results = [(task, bytes(result)) for task, result in pool.map(tasks)]
+        results = [(task, bytes(result)) for task, result in pool.map(tasks, local=local)]
     assert results == [((k, d), expected(k, d)) for k, d in tasks]
 
 
@@ -137,3 +140,57 @@ def test_an_error_while_starting_leaves_no_worker(before: set[int]) -> None:
             pass  # pragma: no cover
     assert started == 2
     assert live_children() - before == set()
+
+
+# -- local: this process works too ---------------------------------------------------------
+
+
+def test_with_no_worker_this_process_does_every_task(before: set[int]) -> None:
+    tasks = [(b"ab", b"xyz"), (b"cd", b""), (b"ef", bytes(range(256)) * 9)]
+    with OrderedPool(0, reverse) as pool:
+        assert live_children() - before == set()
+        results = [(task, bytes(result)) for task, result in pool.map(tasks, local=True)]
+    assert results == [((k, d), expected(k, d)) for k, d in tasks]
+
+
+def test_this_process_takes_the_next_task_while_every_worker_has_work() -> None:
+    """The worker cannot answer until this process has done a task itself: so the task
+    after the ``IN_FLIGHT`` handed to the worker is done here, and nothing hangs."""
+    gate_out, gate_in = os.pipe()
+    main = os.getpid()
+
+    def gated(kind: int, data: bytearray) -> list[bytes]:
+        if os.getpid() == main:
+            os.write(gate_in, b"g" * 64)  # lets the worker answer its tasks
+        else:
+            os.read(gate_out, 1)
+        return [os.getpid().to_bytes(4, "little"), bytes(data)]
+
+    tasks = [(b"ab", bytes([n])) for n in range(2 * IN_FLIGHT)]
+    try:
+        with OrderedPool(1, gated) as pool:
+            worker = pool._workers[0].process.pid
+            results = [bytes(result) for _, result in pool.map(tasks, local=True)]
+    finally:
+        os.close(gate_out)
+        os.close(gate_in)
+    pids = [int.from_bytes(result[:4], "little") for result in results]
+    assert [result[4:] for result in results] == [data for _, data in tasks]
+    assert pids[:IN_FLIGHT] == [worker] * IN_FLIGHT
+    assert pids[IN_FLIGHT] == main
+    assert set(pids) <= {main, worker}
+
+
+def test_an_error_of_the_tasks_comes_after_the_results_before_it_with_local_work() -> None:
+    tasks = [(b"ab", bytes([n]) * 100) for n in range(3 * IN_FLIGHT)]
+
+    def failing() -> Iterator[tuple[bytes, bytes]]:
+        yield from tasks
+        raise ValueError("the tasks failed")
+
+    for workers in (0, 1, 2):
+        results = []
+        with OrderedPool(workers, reverse) as pool, pytest.raises(ValueError, match="failed"):
+            for task, result in pool.map(failing(), local=True):
+                results.append((task, bytes(result)))
+        assert results == [((k, d), expected(k, d)) for k, d in tasks]

@@ -19,9 +19,9 @@ LANE: list[str] = typer.Option(
 JOBS: int = typer.Option(
     1,
     "--jobs",
-    help="Worker processes that parse and validate the source's blocks (1 to 64; "
-    "default 1: none, in this process). Raise it for a large source on spare cores; "
-    "the output is the same.",
+    help="Processes that parse and validate the source's blocks: this one and N - 1 "
+    "workers (1 to 64; default 1: this process alone). Raise it to the cores you have "
+    "for a large source; the output is the same.",
 )
 MODEL_URL: str | None = typer.Option(
     None,

@@ -6,7 +6,10 @@ in the order of the tasks. A task is two bytes that say what it is and its data;
 runs in the worker on the data, in place, and returns the parts of its result, written
 to the pipe without joining them. The main process never blocks on one pipe: it writes
 the tasks and reads the results of every worker as their pipes allow (``poll``), so
-neither side waits on the other.
+neither side waits on the other. ``map(tasks, local=True)``: the main process works too,
+taking the next task itself while the result it waits for is not back and every worker
+has work queued (``BUSY``), so that N - 1 workers and it keep N cores busy (N + 1 busy
+processes on N cores measured about 20% more CPU than N: ``source.parallel``).
 
 The workers are forked with the terminating signals blocked (the main process decides:
 it kills them when it ends, however it ends) and also end when their task pipe closes,
@@ -36,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from streamer.framework.errors import StreamerError
 
+BUSY = 2  # a worker with fewer tasks queued is fed before this process takes one
 IN_FLIGHT = 4  # tasks handed to a worker and not yet taken back (2: ~10% slower)
 _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 _PR_SET_PDEATHSIG = 1
@@ -43,6 +47,9 @@ PIPE_SIZE = 1 << 20
 
 Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
 Work = Callable[[int, bytearray], Sequence[bytes | memoryview]]  # (kind, data) -> result parts
+
+
+_NOT_BACK = bytearray()  # the result of a task in a worker, until it is taken back
 
 
 class WorkerError(StreamerError):
@@ -249,51 +256,94 @@ class OrderedPool:
                 worker.process.close()
         self._workers = []
 
-    def _pump(self) -> None:
-        """Wait until some pipe is ready, then write and read what they allow."""
+    def _pump(self, timeout: int | None = None) -> None:
+        """Wait until some pipe is ready (at most ``timeout`` ms; ``None``: no limit),
+        then write and read what they allow."""
         poll = select.poll()
         for worker in self._workers:
             if worker.outgoing:
                 poll.register(worker.tasks, select.POLLOUT)
             if worker.expected:
                 poll.register(worker.results, select.POLLIN)
-        ready = {descriptor for descriptor, _ in poll.poll()}
+        ready = {descriptor for descriptor, _ in poll.poll(timeout)}
         for worker in self._workers:
             if worker.tasks in ready:
                 worker.write()
             if worker.results in ready:
                 worker.read()
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, bytearray]]:
+    def map(self, tasks: Iterable[Task], local: bool = False) -> Iterator[tuple[Task, bytearray]]:
         """``(task, work(*task))`` for each of ``tasks``, in order (the result's parts
         joined). An exception raised by ``tasks`` is raised after the results of the tasks
-        before it."""
-        flying: collections.deque[tuple[_Worker, Task]] = collections.deque()
+        before it.
+
+        ``local``: this process works too. While the next result is not back and every
+        worker has ``BUSY`` tasks or more not yet taken back, it takes the next task
+        itself (so N - 1 workers and this process keep N cores busy, not N + 1 processes
+        on N cores); at most ``IN_FLIGHT`` of its own results wait for their turn. With
+        no worker, it does every task."""
+        flying: collections.deque[tuple[_Worker | None, Task, bytearray]] = collections.deque()
         pending = iter(tasks)
         failure: Exception | None = None
         done = False
         turn = 0
         limit = self.jobs * IN_FLIGHT
+        queued = held = 0  # tasks handed to the workers; results of this process waiting
+
+        def take() -> Task | None:
+            nonlocal failure, done
+            try:
+                return next(pending)
+            except StopIteration:
+                done = True
+            except Exception as error:  # raised in its place, below
+                failure, done = error, True
+            return None
+
+        def here() -> bool:
+            """Whether this process did the next task (``False``: none was left)."""
+            nonlocal held
+            task = take()
+            if task is None:
+                return False
+            kind, data = task
+            result = bytearray().join(self._work(kind[0] | kind[1] << 8, bytearray(data)))
+            flying.append((None, task, result))
+            held += 1
+            return True
+
         while True:
-            while not done and len(flying) < limit:
-                try:
-                    task = next(pending)
-                except StopIteration:
-                    done = True
-                except Exception as error:  # raised in its place, below
-                    failure, done = error, True
-                else:
-                    worker = self._workers[turn]
-                    worker.submit(task)
-                    worker.write()
-                    flying.append((worker, task))
+            while not done and queued < limit:
+                task = take()
+                if task is not None:
+                    feeding = self._workers[turn]
+                    feeding.submit(task)
+                    feeding.write()
+                    flying.append((feeding, task, _NOT_BACK))
+                    queued += 1
                     turn = (turn + 1) % self.jobs
-            if not flying:
+            if not flying and not (local and not done and here()):
                 break
-            worker, task = flying[0]
-            while not worker.done:
-                self._pump()
+            owner, task, result = flying[0]
+            if owner is None:
+                held -= 1
+            else:
+                worker = owner
+                while not worker.done:
+                    if local and not done and held < IN_FLIGHT:
+                        self._pump(0)  # take back what is back already
+                        if worker.done:
+                            break
+                        if self._busy() and here():
+                            continue
+                    self._pump()
+                result = worker.done.popleft()
+                queued -= 1
             flying.popleft()
-            yield task, worker.done.popleft()
+            yield task, result
         if failure is not None:
             raise failure
+
+    def _busy(self) -> bool:
+        """Whether every worker has at least ``BUSY`` tasks not yet taken back."""
+        return all(worker.expected >= BUSY for worker in self._workers)

@@ -2,10 +2,12 @@
 result of one.
 
 The lines after the header are cut into tasks of about ``TASK_SIZE`` bytes, each parsed
-and validated by ``JsonLinesParser`` in one of N worker processes (an ``OrderedPool``,
-``framework.ordered_pool``: results taken back in task order). Two ways to hand a task
-over (the JSON form is read in the main process: where its quick way cuts a buffer
-depends on how the items before the cut decode):
+and validated by ``JsonLinesParser`` in one of N - 1 worker processes or in the main
+process itself (an ``OrderedPool`` mapped with ``local``, ``framework.ordered_pool``:
+results taken back in task order; the main process takes the next task while its own
+work leaves it time and every worker has work), so ``--jobs N`` keeps N cores busy.
+Two ways to hand a task over (the JSON form is read in the main process: where its quick
+way cuts a buffer depends on how the items before the cut decode):
 
 - ``file_batches``: the source is a regular file. A task is a range of byte offsets, and
   the worker reads the lines that start in it from the file itself (``os.pread`` on the
@@ -337,8 +339,8 @@ def parallel_batches(
 ) -> Generator[Batch, None, int]:
     """The batches of ``blocks`` (whole lines of JSON Lines after the header, as
     ``json_lines.line_blocks`` reads them), each task (blocks, joined) parsed
-    by one of ``jobs`` worker processes, its canonical lines added to ``digest`` in
-    document order; returns the unit count.
+    by one of ``jobs - 1`` worker processes or by this one, its canonical lines added to
+    ``digest`` in document order; returns the unit count.
 
     A task succeeds exactly when each of its blocks would, with the same units and lines
     (a block's parse depends only on the lines before it through a blank line); when it
@@ -347,8 +349,8 @@ def parallel_batches(
     feed = _Feed(digest, wanted)
     cuts: collections.deque[list[int]] = collections.deque()
     work = functools.partial(parse_block, wanted=wanted)
-    with OrderedPool(jobs, work) as pool:
-        for (_, data), result in pool.map(_tasks(blocks, cuts)):
+    with OrderedPool(jobs - 1, work) as pool:
+        for (_, data), result in pool.map(_tasks(blocks, cuts), local=True):
             parsed = _Parsed(result)
             sizes = cuts.popleft()
             if not feed.accepts(parsed):
@@ -469,8 +471,8 @@ def file_batches(
     wanted: frozenset[str] | None = None,
 ) -> Generator[Batch, None, int]:
     """The batches of the lines of a regular file (``lines``), each task a range of its
-    bytes read and parsed by one of ``jobs`` worker processes, its canonical lines added
-    to ``digest`` in document order; returns the unit count.
+    bytes read and parsed by one of ``jobs - 1`` worker processes or by this one, its
+    canonical lines added to ``digest`` in document order; returns the unit count.
 
     When a task fails (or a blank line came before it), this process reads on from the
     block of ``--jobs 1`` (``line_blocks`` of ``buffer_size``) holding the task's first
@@ -479,8 +481,8 @@ def file_batches(
     feed = _Feed(digest, wanted)
     size = os.fstat(lines.descriptor).st_size
     work = functools.partial(parse_range, source=lines, wanted=wanted)
-    with OrderedPool(jobs, work) as pool:
-        for (_, data), result in pool.map(_ranges(lines, size)):
+    with OrderedPool(jobs - 1, work) as pool:
+        for (_, data), result in pool.map(_ranges(lines, size), local=True):
             parsed = _Parsed(result)
             start, end, last = _RANGE.unpack(data)
             if not feed.accepts(parsed):
