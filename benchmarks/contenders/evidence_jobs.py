@@ -1,5 +1,5 @@
-"""``streamer evidence --jobs 2``: the source parsed and validated in two worker processes,
-the digest and coverage fed in document order. Checked
+"""``streamer evidence --jobs 2``: the source parsed and validated by two processes (the
+main one and a worker), the digest and coverage fed in document order. Checked
 byte-identical to ``evidence``. Skipped, and said so, while ``streamer evidence --help``
 offers no ``--jobs``."""
 
@@ -30,7 +30,7 @@ def has_jobs() -> bool:
 
 class EvidenceJobs(Contender):
     name = "evidence-jobs"
-    summary = f"the same with `--jobs {JOBS}` (parsed and validated in {JOBS} worker processes)"
+    summary = f"the same with `--jobs {JOBS}` (parsed and validated by {JOBS} processes)"
     needs = ("evidence",)
 
     def skip(self, case: Case) -> str | None:

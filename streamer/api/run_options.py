@@ -23,7 +23,7 @@ class ReadOptions(TypedDict, total=False):
 
     buffer_size: int  # bytes asked of the source per read
     batch_units: int  # units a batch of the JSON form holds
-    jobs: int  # worker processes that parse the source's blocks; 1: none (in process)
+    jobs: int  # processes that parse the source's blocks: this one and jobs - 1 workers
     progress: Progress | None  # called with (bytes read, total or None)
 
 

@@ -167,7 +167,7 @@ Batches = Iterable[Batch]
 
 
 def check_jobs(jobs: int) -> int:
-    """``jobs`` if it is a number of worker processes ``source_batches`` accepts."""
+    """``jobs`` if it is a number of parsing processes ``source_batches`` accepts."""
     if type(jobs) is not int or not 1 <= jobs <= MAX_JOBS:
         raise ConfigurationError(
             f"--jobs must be a whole number from 1 to {MAX_JOBS}",
@@ -185,10 +185,10 @@ def source_batches(
 ) -> Iterator[tuple[Batches, Callable[[], DocumentIdentity]]]:
     """The one pass over a source document: its validated units in batches (through
     ``tap`` when given) and the document's identity, available once they are exhausted.
-    ``wanted``: unit IDs the consumer looks for (the workers of ``jobs`` find them:
+    ``wanted``: unit IDs the consumer looks for (the parsers of ``jobs`` find them:
     ``Batch.hits``). ``options``: ``buffer_size`` (128 KiB), ``batch_units`` (16384),
-    ``jobs`` (1: parsed in this process; N: by N worker processes, ended with the pass),
-    ``progress`` (none).
+    ``jobs`` (1: parsed in this process; N: by this one and N - 1 worker processes, ended
+    with the pass), ``progress`` (none).
 
     An ``AcceptedSource`` (the document ``streamer run`` imported and accepted) is read
     without validating or digesting it again, in this process whatever ``jobs``: the

@@ -1,4 +1,4 @@
-"""A JSON Lines source document parsed by worker processes (``--jobs N``), with the
+"""A JSON Lines source document parsed by several processes (``--jobs N``), with the
 result of one.
 
 The lines after the header are cut into tasks of about ``TASK_SIZE`` bytes, each parsed

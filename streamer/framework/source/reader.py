@@ -13,12 +13,12 @@ The reader is the facade of four parts, one job each:
 - ``source.json_lines``: JSON Lines, in blocks of whole lines, each parsed in one call;
 - ``source.json_form``: the items of ``units`` of the JSON form, a buffer at a time
   (its quick and exact scans), and the members after ``units``;
-- ``source.parallel``: with ``jobs`` > 1, the lines of JSON Lines parsed by worker
-  processes (an ``OrderedPool``), to the same units, digest and errors; from a regular
-  file, each worker reads its lines itself. (The JSON form is read in this process
+- ``source.parallel``: with ``jobs`` > 1, the lines of JSON Lines parsed by ``jobs - 1``
+  worker processes and this one (an ``OrderedPool``), to the same units, digest and
+  errors; from a regular file, each reads its lines itself. (The JSON form is read in this process
   whatever ``jobs``.)
 
-``wanted``: unit IDs the consumer looks for; with ``jobs`` > 1 the workers find where
+``wanted``: unit IDs the consumer looks for; with ``jobs`` > 1 the parsers find where
 they are in each batch (``Batch.hits``; with one job the consumer looks them up).
 
 Both forms refuse repeated member names; every error names a line or a JSON path, never

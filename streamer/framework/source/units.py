@@ -80,7 +80,7 @@ def convert_units(objects: list[Any], where: Where) -> list[SourceUnit]:
 class Hits(NamedTuple):
     """Where the unit IDs a reader was asked to look for (``wanted``) are in a batch:
     (offset in the batch, unit ID) of each unit whose ID is wanted, in order. Found
-    beside the parse (by the worker processes of ``--jobs``), so that the consumer need
+    beside the parse (by the processes of ``--jobs``), so that the consumer need
     not look the batch's IDs up again."""
 
     wanted: frozenset[str]
