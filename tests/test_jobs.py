@@ -205,7 +205,7 @@ def test_jobs_out_of_range_is_a_usage_error_with_a_hint(tmp_path: Path, jobs: st
     if jobs in ("0", "65", "-1"):
         assert run.stderr == (
             "streamer: error: --jobs must be a whole number from 1 to 64 (hint: 1 (the "
-            "default) parses in the main process; raise it to the spare cores)\n"
+            "default) parses in the main process alone; raise it to the cores you have)\n"
         )
 
 

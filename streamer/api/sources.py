@@ -171,7 +171,7 @@ def check_jobs(jobs: int) -> int:
     if type(jobs) is not int or not 1 <= jobs <= MAX_JOBS:
         raise ConfigurationError(
             f"--jobs must be a whole number from 1 to {MAX_JOBS}",
-            hint="1 (the default) parses in the main process; raise it to the spare cores",
+            hint="1 (the default) parses in the main process alone; raise it to the cores you have",
         )
     return jobs
 
