@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer import api
+from streamer.framework import ordered_pool
 from streamer.framework.errors import StreamerError
 from streamer.framework.source import parallel
 from streamer.framework.source.reader import SourceDocumentReader
@@ -274,9 +275,39 @@ ERRORS = [
 ]
 
 
+class _Pool(ordered_pool.OrderedPool):
+    """The pool of ``--jobs`` with every task done by one side: ``here`` (no worker: this
+    process parses them all) or ``workers`` (this process parses none)."""
+
+    side = "here"
+    made = 0  # pools made since the fixture set this side
+
+    def __init__(self, jobs: int, work: ordered_pool.Work) -> None:
+        super().__init__(0 if self.side == "here" else jobs, work)
+        _Pool.made += 1
+
+    def map(
+        self, tasks: Iterable[ordered_pool.Task], local: bool = False
+    ) -> Iterator[tuple[ordered_pool.Task, bytearray]]:
+        return super().map(tasks, local=self.side == "here")
+
+
+@pytest.fixture(params=["mixed", "here", "workers"])
+def parsers(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Who parses the tasks of ``--jobs``: the workers and this process as they go
+    (``mixed``), or every task one side, so that each side's errors are checked."""
+    _Pool.made = 0
+    if request.param == "mixed":
+        yield request.param
+        return
+    side = type("Side", (_Pool,), {"side": request.param})
+    with mock.patch.object(parallel, "OrderedPool", side):
+        yield request.param
+
+
 @pytest.mark.parametrize("form", ["jsonl", "json"])
 @pytest.mark.parametrize("kind", ERRORS)
-def test_errors_are_those_of_one_job(tmp_path: Path, form: str, kind: str) -> None:
+def test_errors_are_those_of_one_job(tmp_path: Path, form: str, kind: str, parsers: str) -> None:
     case = write_case(tmp_path, UNITS, LANES, form=form)
     seen = set()
     for position in (4, 29, 59 if kind != "two errors" else 40):
@@ -292,6 +323,7 @@ def test_errors_are_those_of_one_job(tmp_path: Path, form: str, kind: str) -> No
     if kind != "digest mismatch":
         assert len(seen) >= 2, f"{kind}: the messages should name the place"
     assert children() == set()
+    assert (_Pool.made > 0) == (parsers != "mixed" and form == "jsonl")  # the side was used
 
 
 @pytest.mark.parametrize("form", ["jsonl", "json"])
@@ -329,7 +361,7 @@ def test_structural_errors_are_those_of_one_job(tmp_path: Path, form: str) -> No
 
 @pytest.mark.parametrize("task_size", [1, 97])
 def test_errors_are_those_of_one_job_whichever_task_they_fall_in(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task_size: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task_size: int, parsers: str
 ) -> None:
     """From a file, the workers read ranges of it: a task that fails is read again from
     the block of ``--jobs 1`` that holds its first line, which may begin in the task
@@ -352,6 +384,7 @@ def test_errors_are_those_of_one_job_whichever_task_they_fall_in(
             assert isinstance(expected, tuple)
             assert outcome(evidence_of, case, 2, buffer_size) == expected
     assert children() == set()
+    assert (_Pool.made > 0) == (parsers != "mixed")
 
 
 def test_a_task_read_again_is_read_in_the_blocks_of_one_job_after_the_head(
