@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from streamer.framework.evidence.intervals import merged_runs
+
 
 def is_window_union(
     spans: Iterable[tuple[int, int]], size: int, window: int, *, at_start: bool, at_end: bool
@@ -11,15 +13,10 @@ def is_window_union(
     """Whether a context of ``size`` units is exactly the union of ``spans`` (positions in
     the context) expanded by ``window``, clipped where the context is at a document
     boundary (``at_start``, ``at_end``: known to be, or possibly)."""
-    ordered = sorted(spans)
-    if not ordered:
+    runs = merged_runs((start - window, end + window) for start, end in spans)
+    if len(runs) != 1:
         return False
-    first = ordered[0][0] - window
-    if first > 0 or (first < 0 and not at_start):
-        return False
-    reach = first - 1
-    for start, end in ordered:
-        if start - window > reach + 1:
-            return False
-        reach = max(reach, end + window)
-    return reach == size - 1 or (reach > size - 1 and at_end)
+    ((first, last),) = runs
+    return (first == 0 or (first < 0 and at_start)) and (
+        last == size - 1 or (last > size - 1 and at_end)
+    )

@@ -10,8 +10,8 @@ One pass over the source document does all the reading:
   contexts as they close (``_SpoolWriter``). These streamed contexts are what is published.
 
 After the pass, every reference is resolved through the indexed positions (missing or
-reversed references fail), and the expanded ranges are merged independently in an
-``IntervalUnion``: the streamed contexts must equal it (a difference is a bug, never an
+reversed references fail), and the expanded ranges are merged independently
+(``merged_runs``): the streamed contexts must equal it (a difference is a bug, never an
 input error). The published unit IDs are checked for duplicates as the pass ends (by their
 8-byte hashes; the spool is read back only when a hash repeats). Writing the evidence
 document is a second pass that copies the spooled units, never re-parsing the transcript.
@@ -44,7 +44,7 @@ from streamer.framework.errors import (
     SourceReferenceError,
     StreamerError,
 )
-from streamer.framework.evidence.intervals import IntervalUnion
+from streamer.framework.evidence.intervals import merged_runs
 from streamer.framework.kinds.lane_outputs import DocumentSource
 from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import DocumentIdentity
@@ -224,17 +224,8 @@ class _Coverage:
         self.closed = intervals
         if self.open:
             intervals = [*intervals, (min(self.open.values()) - self.window, _UNBOUNDED)]
-        runs: list[tuple[int, int]] = []
-        for low, high in sorted(intervals):
-            low, high = max(low, first), min(high, last)
-            if low > high:
-                continue
-            if runs and low <= runs[-1][1] + 1:
-                if high > runs[-1][1]:
-                    runs[-1] = (runs[-1][0], high)
-            else:
-                runs.append((low, high))
-        return runs
+        clipped = ((max(low, first), min(high, last)) for low, high in intervals)
+        return merged_runs((low, high) for low, high in clipped if low <= high)
 
 
 def open_spool() -> IO[bytes]:
@@ -274,7 +265,7 @@ def project_evidence(
         check_sources(request.sources, identity)
         positions = coverage.positions
         union = _resolve(references, positions, window, identity.unit_count)
-        if [(c.start_position, c.end_position) for c in contexts] != list(union):
+        if [(c.start_position, c.end_position) for c in contexts] != union:
             raise RuntimeError("streamed coverage disagrees with the interval union")
         _attach_references(contexts, references, positions)
     except BaseException:
@@ -418,7 +409,8 @@ def check_sources(
 
 def _resolve(
     references: _References, positions: dict[str, int], window: int, unit_count: int
-) -> IntervalUnion:
+) -> list[tuple[int, int]]:
+    """The merged runs of the references' expanded ranges, each resolved by position."""
     last = unit_count - 1
     expanded: list[tuple[int, int]] = []
     for index, reference in enumerate(references.distinct):
@@ -432,9 +424,7 @@ def _resolve(
         # start unit is read after its end unit.
         start, end = positions[reference.start_unit_id], positions[reference.end_unit_id]
         expanded.append((max(0, start - window), min(last, end + window)))
-    union = IntervalUnion()
-    union.update(expanded)
-    return union
+    return merged_runs(expanded)
 
 
 def _attach_references(
