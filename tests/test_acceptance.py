@@ -396,9 +396,10 @@ def test_published_ids_that_share_a_hash_are_compared_exactly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Duplicates among published units are found by hash, then confirmed on the IDs."""
-    from streamer.framework.evidence import projector
+    from streamer.framework.evidence import spool
 
-    monkeypatch.setattr(projector, "_hash", lambda unit_id: 7)  # every ID collides
+    # Every ID collides: a module global named ``hash`` shadows the builtin in that module.
+    monkeypatch.setattr(spool, "hash", lambda unit_id: 7, raising=False)
     case = write_case(
         tmp_path / "distinct", UNITS, {"spells": [spell("c1", ref("s2", "s9"))]}, window=1
     )

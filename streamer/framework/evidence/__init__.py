@@ -1,2 +1,2 @@
-"""Evidence context: the domain-neutral request, the interval union and the streaming
-projector."""
+"""Evidence context: the domain-neutral request, the interval merge and the streaming
+projector (its coverage and its spool)."""
