@@ -18,21 +18,27 @@ import pytest
 from streamer.output import bundle_publication
 from streamer.output.bundle_publication import exchange, lock_path
 from tests.bundle_support import bundle_args, bundle_files, receipt, run_bundle
+from tests.paused import paused_streamer
 from tests.support import REPO, Case, ref, spell, stopped, units, write_case
 
-PAUSE = "STREAMER_TEST_PAUSE"
 
-
-def start(case: Case, out: Path, *extra: str, pause: str | None = None) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    if pause is not None:
-        env[PAUSE] = pause
+def start(
+    case: Case, out: Path, *extra: str, staged: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """``streamer bundle`` in a subprocess; with ``staged``, paused once its bundle is staged
+    until that FIFO is opened for writing and closed (``tests.paused``)."""
+    args = bundle_args(case, out, *extra)
+    command = (
+        [sys.executable, "-m", "streamer", *args]
+        if staged is None
+        else paused_streamer("staged", staged, *args)
+    )
     return subprocess.Popen(
-        [sys.executable, "-m", "streamer", *bundle_args(case, out, *extra)],
+        command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=env,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
 
 
@@ -76,7 +82,7 @@ def test_a_second_publisher_waits_for_the_first_then_checks_afresh(
     out = parent / "bundle"
     fifo = tmp_path / "pause"
     os.mkfifo(fifo)
-    a = start(first, out, pause=f"staged:{fifo}")
+    a = start(first, out, staged=fifo)
     with open(fifo, "wb"):  # a holds the lock, its bundle staged
         b = start(second, out, *(["--force"] if force else []))
         wait_until_waiting_for_the_lock(b)
@@ -115,7 +121,7 @@ def test_a_waiting_publisher_interrupted_leaves_nothing(tmp_path: Path) -> None:
     out = parent / "bundle"
     fifo = tmp_path / "pause"
     os.mkfifo(fifo)
-    a = start(first, out, pause=f"staged:{fifo}")
+    a = start(first, out, staged=fifo)
     with open(fifo, "wb"):
         b = start(second, out, "--force")
         if Path("/proc/locks").exists():

@@ -23,6 +23,7 @@ import orjson
 import pytest
 
 from tests.bundle_support import bundle_args, bundle_files, receipt, run_bundle
+from tests.paused import paused_streamer
 from tests.support import REPO, jsonl_bytes, ref, spell, stopped, units, write_case
 
 IDS = [f"u{i}" for i in range(3000)]
@@ -107,19 +108,17 @@ def test_interrupted_bundle_publishes_nothing(
 
 # -- signalled at the points a publication can be interrupted -----------------------------------
 #
-# STREAMER_TEST_PAUSE=POINT:FIFO stops the run at POINT until the FIFO is opened for writing and
-# closed: the test opens it (which returns once the run waits there), signals, then closes it.
-
-PAUSE = "STREAMER_TEST_PAUSE"
+# tests.paused stops the run at POINT until the FIFO is opened for writing and closed: the
+# test opens it (which returns once the run waits there), signals, then closes it.
 
 
 def paused_run(args: list[str], point: str, fifo: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "streamer", *args],
+        paused_streamer(point, fifo, *args),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(REPO), PAUSE: f"{point}:{fifo}"},
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
@@ -201,11 +200,11 @@ def test_a_hang_up_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamer", *bundle_args(case, tmp_path / "b")],
+        paused_streamer("swap", fifo, *bundle_args(case, tmp_path / "b")),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(REPO), PAUSE: f"swap:{fifo}"},
+        env={**os.environ, "PYTHONPATH": str(REPO)},
         preexec_fn=ignore_hangup,
     )
     with open(fifo, "wb"):

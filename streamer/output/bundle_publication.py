@@ -46,7 +46,6 @@ from streamer.output.publication import (
     fsync_folder,
     interrupt_pending,
     new_file,
-    pause_point,
     sibling_prefix,
     signals_held,
 )
@@ -206,9 +205,7 @@ def staged_bundle(destination: Path, *, force: bool) -> Iterator[StagedBundle]:
         staged = StagedBundle(staging)
         yield staged
         staged.sync_folders()
-        pause_point("staged")
         with signals_held():
-            pause_point("swap")
             if not interrupt_pending():
                 _move_into_place(staging, destination, force=force)
                 staging = None

@@ -79,22 +79,6 @@ def interrupt_pending() -> bool:
     return any(signal.getsignal(signum) != signal.SIG_IGN for signum in pending)
 
 
-# A test hook: with STREAMER_TEST_PAUSE=POINT:FIFO in the environment, the run stops at
-# POINT until the FIFO is opened for writing and closed. The tests use it to signal a run
-# while a temporary file or folder exists, or while a swap is held.
-PAUSE_VARIABLE = "STREAMER_TEST_PAUSE"
-
-
-def pause_point(point: str) -> None:
-    setting = os.environ.get(PAUSE_VARIABLE)
-    if setting is None:
-        return
-    name, _, fifo = setting.partition(":")
-    if name == point:
-        with open(fifo, "rb") as wait:
-            wait.read()
-
-
 def fsync_folder(folder: Path) -> None:
     """Flush a folder's entries (a rename into it) to disk."""
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -132,7 +116,6 @@ def atomic_file(path: Path) -> Iterator[IO[bytes]]:
                 prefix=sibling_prefix(path.name), suffix=".partial", dir=directory
             )
             temporary = Path(name)
-        pause_point("partial")
         with _durable(descriptor) as out:
             yield out
         os.replace(temporary, path)
