@@ -7,13 +7,21 @@ inherits SIGINT and SIGQUIT (or SIGHUP) ignored, and so would every streamer it 
 streamer keeps an inherited ignored signal ignored, by design, so the tests that signal a
 run would see it finish instead. The suite restores the defaults for itself and its
 children (the tests of the ignored case set it up themselves).
+
+The ``sleeps`` fixture records the backoff's sleeps of ``api.extract`` instead of sleeping.
 """
 
+import functools
 import signal
 import sys
 from typing import Any
 
+import pytest
 from hypothesis import settings
+
+from streamer.api import extraction
+from streamer.extraction.transport import ChatTransport
+from tests.extract_support import Sleeps
 
 settings.register_profile("streamer", deadline=None, print_blob=True)
 settings.load_profile("streamer")
@@ -32,3 +40,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     skipped = getattr(module, "SKIPPED", None)
     if skipped:
         terminalreporter.write_line(f"streamer: the real-server tests were skipped: {skipped[0]}")
+
+
+@pytest.fixture
+def sleeps(monkeypatch: pytest.MonkeyPatch) -> Sleeps:
+    """The backoff's sleep of every transport ``api.extract`` builds, recorded instead of
+    slept."""
+    recorded = Sleeps()
+    monkeypatch.setattr(
+        extraction, "ChatTransport", functools.partial(ChatTransport, sleep=recorded)
+    )
+    return recorded

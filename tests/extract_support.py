@@ -20,6 +20,16 @@ SESSION = REPO / "fixtures" / "demo" / "session.jsonl"
 KEY_VARIABLE = "STREAMER_TEST_KEY"
 
 
+class Sleeps:
+    """The backoff's sleep, recorded instead of slept (the ``sleeps`` fixture)."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
 def write_config(
     root: Path,
     base_url: str,

@@ -28,6 +28,7 @@ from streamer.framework.errors import ConfigurationError
 from tests.extract_support import (
     KEY_VARIABLE,
     SESSION,
+    Sleeps,
     candidates,
     cites_first_unit,
     first_units,
@@ -38,6 +39,9 @@ from tests.extract_support import (
 )
 from tests.fake_openai import FakeServer, Reply, Request, always, fake_server, sequence
 from tests.support import REPO, stopped
+
+# Every transport api.extract builds here records its backoff's sleeps instead of sleeping.
+pytestmark = pytest.mark.usefixtures("sleeps")
 
 CHUNKS = len(first_units())  # the demo session's 25 units in chunks of 4
 ALL_LANES = [
@@ -51,22 +55,11 @@ ALL_LANES = [
 ]
 
 
-class Sleeps:
-    """The backoff's sleep, recorded instead of slept."""
-
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-
-
 def in_flight_is(count: int, server: FakeServer) -> bool:
     return server.in_flight == count
 
 
 def extract(config: Path, out: Path, **options: Any) -> api.ExtractResult:
-    options.setdefault("sleep", Sleeps())
     return api.extract(api.load_config(config), SESSION, out, **options)
 
 
@@ -210,7 +203,7 @@ def test_never_more_than_concurrency_requests_in_flight(tmp_path: Path, concurre
     with fake_server(script) as server:
         config = write_config(tmp_path, server.base_url, max_units=4, concurrency=concurrency)
         source = session_prefix(tmp_path / "six.jsonl", 4 * chunks)
-        result = api.extract(api.load_config(config), source, tmp_path / "out", sleep=Sleeps())
+        result = api.extract(api.load_config(config), source, tmp_path / "out")
     assert lane(result)["requests"] == chunks and lane(result)["status"] == "ok"
     assert server.max_in_flight == concurrency
 
@@ -230,13 +223,12 @@ def test_never_more_than_concurrency_requests_in_flight(tmp_path: Path, concurre
     ],
     ids=["429", "500", "503", "timeout", "dropped-connection", "not-a-completion"],
 )
-def test_a_transient_failure_is_retried(tmp_path: Path, failure: Reply) -> None:
+def test_a_transient_failure_is_retried(tmp_path: Path, failure: Reply, sleeps: Sleeps) -> None:
     with fake_server(sequence(failure, then=Reply(content='{"records": []}'))) as server:
         config = write_config(
             tmp_path, server.base_url, max_units=26, timeout_s=0.5, structured_output="none"
         )
-        sleeps = Sleeps()
-        result = extract(config, tmp_path / "out", sleep=sleeps)
+        result = extract(config, tmp_path / "out")
     assert (lane(result)["requests"], lane(result)["retries"], lane(result)["status"]) == (
         2,
         1,
@@ -251,7 +243,7 @@ def test_a_transient_failure_is_retried(tmp_path: Path, failure: Reply) -> None:
         assert 1.0 <= sleeps.waits[0] <= 2.0  # exponential backoff: 1 s, plus up to 1 s jitter
 
 
-def test_retry_after_is_honoured_and_backoff_grows(tmp_path: Path) -> None:
+def test_retry_after_is_honoured_and_backoff_grows(tmp_path: Path, sleeps: Sleeps) -> None:
     replies = [
         Reply(status=429, headers={"Retry-After": "7"}),
         Reply(status=500),
@@ -262,8 +254,7 @@ def test_retry_after_is_honoured_and_backoff_grows(tmp_path: Path) -> None:
         config = write_config(
             tmp_path, server.base_url, max_units=26, max_retries=4, structured_output="none"
         )
-        sleeps = Sleeps()
-        result = extract(config, tmp_path / "out", sleep=sleeps)
+        result = extract(config, tmp_path / "out")
     assert lane(result)["requests"] == 5 and lane(result)["status"] == "ok"
     assert sleeps.waits[0] == 7.0
     assert [int(wait) for wait in sleeps.waits[1:]] == [2, 4, 8]  # 1 s doubling, plus jitter < 1 s
@@ -490,12 +481,11 @@ def test_a_lane_without_base_url_or_model_is_refused_before_reading(tmp_path: Pa
     assert not (tmp_path / "out").exists()
 
 
-def test_the_key_variable_must_be_set(tmp_path: Path) -> None:
+def test_the_key_variable_must_be_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(KEY_VARIABLE, raising=False)
     config = write_config(tmp_path, "http://127.0.0.1:9/v1", api_key_env=KEY_VARIABLE)
     with pytest.raises(ConfigurationError) as raised:
-        api.extract(
-            api.load_config(config), tmp_path / "missing.jsonl", tmp_path / "out", environ={}
-        )
+        api.extract(api.load_config(config), tmp_path / "missing.jsonl", tmp_path / "out")
     assert raised.value.one_line() == (
         f"environment variable {KEY_VARIABLE} (pipeline.extraction.api_key_env) is not set or "
         f"empty (hint: export {KEY_VARIABLE} with the server's key, or remove api_key_env for a "

@@ -98,11 +98,14 @@ EXTRACT_ERRORS = {
 
 
 @pytest.mark.parametrize("name", list(EXTRACT_ERRORS))
-def test_the_errors_streamer_extract_adds_are_documented(tmp_path: Path, name: str) -> None:
+def test_the_errors_streamer_extract_adds_are_documented(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("STREAMER_NO_SUCH_KEY", raising=False)
     path = tmp_path / "streamer.yaml"
     path.write_text(EXTRACT_ERRORS[name][0])
     with pytest.raises(ConfigurationError) as raised:
-        api.extract(api.load_config(path), tmp_path / "absent.jsonl", tmp_path / "out", environ={})
+        api.extract(api.load_config(path), tmp_path / "absent.jsonl", tmp_path / "out")
     documented = (DOCS / "configuration.md").read_text()
     line = error_line(raised.value).replace("STREAMER_NO_SUCH_KEY", "OPENAI_API_KEY")
     assert f"`{line}`" in documented

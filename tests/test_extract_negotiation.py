@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
-from tests.extract_support import cites_first_unit, first_units, write_config
+from tests.extract_support import Sleeps, cites_first_unit, first_units, write_config
 from tests.fake_openai import Reply, Request, always, fake_server, structured_mode
-from tests.test_extract import ALL_LANES, CHUNKS, Sleeps, extract, lane
+from tests.test_extract import ALL_LANES, CHUNKS, extract, lane
+
+pytestmark = pytest.mark.usefixtures("sleeps")
 
 LANES = ALL_LANES[:6]
 
@@ -34,11 +36,12 @@ def refusing(*modes: str, status: int = 500) -> Any:
     return script
 
 
-def test_auto_finds_the_first_mode_the_server_takes_once_for_the_run(tmp_path: Path) -> None:
-    sleeps = Sleeps()
+def test_auto_finds_the_first_mode_the_server_takes_once_for_the_run(
+    tmp_path: Path, sleeps: Sleeps
+) -> None:
     with fake_server(refusing("json_schema")) as server:
         config = write_config(tmp_path, server.base_url, lanes=LANES, concurrency=3)
-        result = extract(config, tmp_path / "out", sleep=sleeps)
+        result = extract(config, tmp_path / "out")
     modes = [mode_of(request) for request in server.requests]
     # the probe: json_schema, its 500 sent again at once, then the next mode; nothing else
     # is asked until the server accepted one request
@@ -95,11 +98,12 @@ def test_auto_ends_without_a_response_format(tmp_path: Path) -> None:
     assert lane(result)["structured_output"] == "none" and lane(result)["status"] == "ok"
 
 
-def test_an_explicit_mode_refused_fails_at_once_with_a_hint_naming_auto(tmp_path: Path) -> None:
-    sleeps = Sleeps()
+def test_an_explicit_mode_refused_fails_at_once_with_a_hint_naming_auto(
+    tmp_path: Path, sleeps: Sleeps
+) -> None:
     with fake_server(refusing("json_schema")) as server:
         config = write_config(tmp_path, server.base_url, structured_output="json_schema")
-        result = extract(config, tmp_path / "out", sleep=sleeps)
+        result = extract(config, tmp_path / "out")
     assert len(server.requests) == 2 and sleeps.waits == []
     assert lane(result)["failures"] == [
         {
@@ -112,22 +116,22 @@ def test_an_explicit_mode_refused_fails_at_once_with_a_hint_naming_auto(tmp_path
     ]
 
 
-def test_a_500_after_the_server_accepted_the_lane_is_a_load_and_retried(tmp_path: Path) -> None:
+def test_a_500_after_the_server_accepted_the_lane_is_a_load_and_retried(
+    tmp_path: Path, sleeps: Sleeps
+) -> None:
     answers = iter([Reply(), Reply(status=500), Reply()])
     with fake_server(lambda request: next(answers, Reply())) as server:
         config = write_config(tmp_path, server.base_url, structured_output="json_schema")
-        sleeps = Sleeps()
-        result = extract(config, tmp_path / "out", sleep=sleeps)
+        result = extract(config, tmp_path / "out")
     assert lane(result)["status"] == "ok" and len(sleeps.waits) == 1
     assert len(server.requests) == CHUNKS + 1
 
 
-def test_a_500_that_differs_when_sent_again_is_a_load(tmp_path: Path) -> None:
+def test_a_500_that_differs_when_sent_again_is_a_load(tmp_path: Path, sleeps: Sleeps) -> None:
     answers = iter([Reply(status=500), Reply(status=503), Reply()])
     with fake_server(lambda request: next(answers, Reply())) as server:
         config = write_config(tmp_path, server.base_url, structured_output="json_schema")
-        sleeps = Sleeps()
-        result = extract(config, tmp_path / "out", sleep=sleeps)
+        result = extract(config, tmp_path / "out")
     assert lane(result)["status"] == "ok" and lane(result)["structured_output"] == "json_schema"
     assert len(sleeps.waits) == 1 and len(server.requests) == CHUNKS + 2
 

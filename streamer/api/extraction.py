@@ -12,7 +12,6 @@ the first request.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -34,7 +33,7 @@ from streamer.extraction.run import (
     ModelSettings,
     write_lane_files,
 )
-from streamer.extraction.transport import ChatTransport, Sleep
+from streamer.extraction.transport import ChatTransport
 from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.kinds.extraction import RulesContext
@@ -162,11 +161,11 @@ def _kinds_of(engine: Engine) -> list[str]:
     return [kind.name for kind in default_registry() if engine.extractor(kind) is not None]
 
 
-def _api_key(config: Configuration, environ: Mapping[str, str]) -> str | None:
+def _api_key(config: Configuration) -> str | None:
     name = config.extraction.api_key_env
     if name is None:
         return None
-    key = environ.get(name)
+    key = os.environ.get(name)
     if not key:
         raise ConfigurationError(
             f"environment variable {name} (pipeline.extraction.api_key_env) is not set or empty",
@@ -216,8 +215,6 @@ def extract(
     glossary: str | os.PathLike[str] | None = None,
     party: Mapping[str, str] | None = None,
     progress: ChunkProgress | None = None,
-    environ: Mapping[str, str] | None = None,
-    sleep: Sleep | None = None,
     buffer_size: int = DEFAULT_BUFFER_SIZE,
 ) -> ExtractResult:
     """Extract the candidates of every configured lane (or of ``lanes``) from ``source``
@@ -226,9 +223,9 @@ def extract(
     ``cache_dir`` defaults to ``output_dir/.cache``; ``no_cache`` asks again for every
     chunk (the new answers replace the cached ones). The rules' casters come from the
     glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``), or from
-    ``party`` (speaker -> character) when given. ``environ`` is where the key's
-    variable is read (default ``os.environ``); ``sleep`` replaces the backoff's sleep.
-    A lane one of whose chunks fails writes no file: see ``ExtractResult.failed_lanes``.
+    ``party`` (speaker -> character) when given. The key is read from the environment
+    variable ``pipeline.extraction.api_key_env`` names. A lane one of whose chunks fails
+    writes no file: see ``ExtractResult.failed_lanes``.
     ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
     again, and its chunks are cut from it each time they are read (the same chunks).
     """
@@ -237,7 +234,7 @@ def extract(
     context = (
         _rules_context(config, glossary, party) if len(model_lanes) < len(plans) else RulesContext()
     )
-    api_key = _api_key(config, os.environ if environ is None else environ) if model_lanes else None
+    api_key = _api_key(config) if model_lanes else None
     output = Path(output_dir)
     cache_folder = output / CACHE_FOLDER if cache_dir is None else Path(cache_dir)
     _check_folder(output, "--output-dir")
@@ -258,7 +255,6 @@ def extract(
                 max_retries=settings.max_retries,
                 concurrency=settings.concurrency,
                 requests_per_minute=settings.requests_per_minute,
-                sleep=asyncio.sleep if sleep is None else sleep,
             )
             model = ModelSettings(
                 settings.model,
@@ -296,11 +292,10 @@ def check_extraction(
     config: Configuration,
     *,
     lanes: Sequence[str] | None = None,
-    environ: Mapping[str, str] | None = None,
 ) -> None:
     """The checks ``extract`` makes before reading anything (``ConfigurationError``, exit
     status 2): the lanes, their engines, ``base_url`` and ``model`` for model lanes, the
     key's variable. ``streamer run`` and ``streamer batch`` make them before any stage."""
     plans, _ = _plan_lanes(config, lanes)
     if any(plan.extractor is None for plan in plans):
-        _api_key(config, os.environ if environ is None else environ)
+        _api_key(config)
