@@ -88,10 +88,11 @@ def array_text(raw: bytes, first: bool) -> bytes:
 class ItemRuns(Generic[T]):
     """The runs of the items of one array, read with ``read`` after ``held`` (the bytes
     read past the array's ``[``), decoded by ``decode``; ``separator``: the quick cut's
-    (``None``: learned at the first exact cut; ``b""``: no quick cut). After the last
-    run, ``rest`` holds what was read past the items, from the byte that closes the
-    array on. A caller that stops at a run that does not decode takes ``held()``: what
-    was read after that run."""
+    (``None``: learned at the first exact cut; ``b""``: no quick cut); ``limit``: the
+    nesting the scan accepts; ``bound``: past so many bytes without an item end, what is
+    held is given as a run that does not decode. After the last run, ``rest`` holds what
+    was read past the items, from the byte that closes the array on. A caller that stops
+    at a run that does not decode takes ``held()``: what was read after that run."""
 
     def __init__(
         self,
