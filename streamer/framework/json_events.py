@@ -208,12 +208,6 @@ class _Cutting:
         self.at_array = True
         return data[: cut + 1]
 
-    def _rest(self) -> bytes:
-        """What is held, from ``_at`` on (released)."""
-        rest = self._held[self._at :]
-        self._held, self._at = b"", 0
-        return rest
-
     def runs(self) -> Iterator[Event]:
         """The items of the array just opened, a run at a time (``json_runs.ItemRuns``),
         up to its ``]`` (or up to a run that does not decode: that run and the rest of
@@ -228,8 +222,9 @@ class _Cutting:
         self.at_array = False
         runs = ItemRuns(
             functools.partial(self._file.read, self._size),
-            self._rest(),
+            self._held,
             self._decode_run,
+            start=self._at,
             separator=b"},{",
             limit=_NO_LIMIT,
             bound=BOUND,
@@ -238,11 +233,11 @@ class _Cutting:
         for run in runs:
             if run.value is None or run.closer == b"}":
                 # ijson has read only the "[" and the runs given: a separator is not given
-                self._held = after_separator(run.raw, run.first) + runs.held()
+                self._held, self._at = after_separator(run.raw, run.first) + runs.held(), 0
                 self._scan = NestingScan(depth=self._level + 1, limit=_NO_LIMIT)
                 return
             yield self._item, RUN, run.value
-        self._held = runs.rest
+        self._held, self._at = runs.after
 
     def _decode_run(self, text: bytes, literals: int | None) -> list[Any] | None:
         return self._decode(text) or None

@@ -100,13 +100,14 @@ class ItemRuns(Generic[T]):
         held: bytes,
         decode: Decode[T],
         *,
+        start: int = 0,
         separator: bytes | None = None,
         limit: int = MAX_NESTING,
         bound: int | None = None,
         closing_first: bool = False,
     ) -> None:
         self._read = read
-        self._data = held  # read, not yet scanned
+        self._data, self._at = held, start  # read, not yet scanned: from ``_at`` on
         self._decode = decode
         self._key = separator or b""  # the quick cut's separator (b"": none)
         self._learn = separator is None
@@ -119,25 +120,34 @@ class ItemRuns(Generic[T]):
         self._pending: list[bytes] = []  # scanned bytes after the last item end
         self._quotes = 0  # the quotes of ``_pending`` that delimit strings
         self._first = True  # no run given yet
-        self.rest = b""
+        self.after: tuple[bytes, int] = (b"", 0)  # the rest: a buffer and where it begins
+
+    @property
+    def rest(self) -> bytes:
+        """What was read past the items, from the byte that closes the array on."""
+        buffer, start = self.after
+        return buffer[start:]
 
     def held(self) -> bytes:
         """What was read after the last run given, not yet cut."""
-        return b"".join((*self._pending, self._data))
+        return b"".join((*self._pending, self._data[self._at :]))
 
     def __iter__(self) -> Iterator[Run[T]]:
         while True:
-            data = self._data
-            if not data:
-                data = self._data = self._read()
+            data, at = self._data, self._at
+            if at >= len(data):
+                data, at = self._data, self._at = self._read(), 0
                 if not data:  # the input ends inside the array
                     yield self._run(None, self.held(), b"")
                     return
             if self._closing_first and len(self._pending) < 2:
-                final = self._closing(data)
+                final = self._closing(data, at)
                 if final is not None:
                     yield from final
                     return
+            if at:
+                data, self._at = data[at:], 0
+                self._data = data
             quick = self._quick(data)
             if quick is None:
                 neutral, profile = self._scan.feed(data)
@@ -175,22 +185,22 @@ class ItemRuns(Generic[T]):
             return None
         return self._decode(text, None)
 
-    def _closing(self, data: bytes) -> list[Run[T]] | None:
-        """The last run, when the array ends at the first ``}]`` of ``data`` (or is
-        empty) and it decodes; else ``None``."""
+    def _closing(self, data: bytes, at: int) -> list[Run[T]] | None:
+        """The last run, when the array ends at the first ``}]`` of ``data`` from ``at``
+        (or is empty) and it decodes; else ``None``."""
         if self._first and not self._pending:
-            empty = _EMPTY.match(data)
+            empty = _EMPTY.match(data, at)
             if empty is not None:
-                self.rest = data[empty.end() - 1 :]
+                self.after = (data, empty.end() - 1)
                 return []
-        end = data.find(b"}]") + 1
+        end = data.find(b"}]", at) + 1
         if not end:
             return None
-        raw = b"".join((*self._pending, data[:end]))
+        raw = b"".join((*self._pending, data[at:end])) if self._pending else data[at:end]
         value = self._tentative(raw)
         if value is None:
             return None
-        self.rest = data[end:]
+        self.after = (data, end)
         return [self._run(value, raw, b"]")]
 
     def _quick(self, data: bytes) -> tuple[Run[T], bytes, list[int]] | None:
@@ -231,8 +241,8 @@ class ItemRuns(Generic[T]):
         """The last run: up to ``data[end]``, the byte that closes the array (``rest``
         from it on); none when only white space is left."""
         raw = b"".join((*self._pending, data[:end]))
-        self.rest = self._data = data[end:]
-        self._pending = []
+        self.after = (data, end)
+        self._data, self._at, self._pending = data, end, []
         if not raw.strip(WHITE_SPACE):
             return
         literals = (self._quotes + quotes) // 2
