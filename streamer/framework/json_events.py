@@ -173,6 +173,7 @@ class _Cutting:
     ) -> None:
         self._file = file
         self._size = size
+        self._read_block = functools.partial(file.read, size)
         self._level = len(array.split("."))  # the depth at which its "[" opens
         self._decode = decode
         self._item = f"{array}.{ITEM}"
@@ -221,7 +222,7 @@ class _Cutting:
         array."""
         self.at_array = False
         runs = ItemRuns(
-            functools.partial(self._file.read, self._size),
+            self._read_block,
             self._held,
             self._decode_run,
             start=self._at,

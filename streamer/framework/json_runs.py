@@ -94,6 +94,25 @@ class ItemRuns(Generic[T]):
     was read past the items, from the byte that closes the array on. A caller that stops
     at a run that does not decode takes ``held()``: what was read after that run."""
 
+    __slots__ = (
+        "_at",
+        "_bound",
+        "_closing_first",
+        "_data",
+        "_decode",
+        "_failures",
+        "_first",
+        "_key",
+        "_learn",
+        "_limit",
+        "_pending",
+        "_quick_on",
+        "_quotes",
+        "_read",
+        "_scan",
+        "after",
+    )
+
     def __init__(
         self,
         read: Callable[[], bytes],
