@@ -132,18 +132,15 @@ def test_the_fast_path_reads_what_the_reference_reads(data: bytes, buffer: int) 
         json_items.BUFFER_SIZE = saved
 
 
+# the cut's own cases (faults between and inside items, a brace closing the array) are
+# in test_json_runs_matrix.py, read by every caller
 @pytest.mark.parametrize(
     "data",
     [
         b'{"TURNS": [{"a": 1}, {"a": [1, {"b": "x"}]}], "x": [[1], {"c": 2}], "TURNS2": []}',
         b'{"x": [1, 2, 3], "TURNS": ["\\u00e9", 1.50, -0, 1e400, 123456789012345678901234567890]}',
-        b'{"TURNS": [{"a": "\\ud800"}]}',  # a lone surrogate: ijson's "?" (the reference)
         b'{"TURNS": [{"a": 1, "a": 2}]}',
         b'{"METADATA": {"k": [{"a": 1, "a": 2}]}, "TURNS": []}',
-        b'{"TURNS": [{"a": 1}, {"a": 2},]}',
-        b'{"TURNS": [{"a": 1} {"a": 2}]}',
-        b'{"TURNS": [{"a": 1}, {"a": 2',
-        b'{"TURNS": [{"a": 1}, 5, 6',
         b'{"TURNS": [], "x": [{"a": "\xff"}]}',
         b'{"TURNS": [{"a": "\xff"}]}',
         b'{"TURNS": {"a": 1}}',
@@ -163,11 +160,3 @@ def test_edge_cases_read_as_the_reference_reads(data: bytes, buffer: int) -> Non
         assert outcome(json_items.array_items, data) == outcome(reference_items, data)
     finally:
         json_items.BUFFER_SIZE = saved
-
-
-def test_an_array_closed_by_a_brace_is_located_as_the_reference_locates_it() -> None:
-    """Found by the property above: a ``}`` where ``]`` should close the array ended it
-    for the byte scan (depth only), so the error said "after $.TURNS"."""
-    data = b'{"TURNS":[{"NAMES":null},{"NAMES":"a","UTTERANCES":{"NAMES":null}}}]}'
-    assert outcome(json_items.array_items, data) == outcome(reference_items, data)
-    assert outcome(json_items.array_items, data)[1] == "not valid JSON at $.TURNS[2]"

@@ -241,19 +241,3 @@ def test_runs_give_the_events_or_the_error_of_a_plain_reading_of_any_bytes(
     assert plain_events(bytes(data), block, runs=True) == plain_events(
         bytes(data), block, runs=False
     )
-
-
-def test_runs_decode_the_units_of_a_document_in_bulk() -> None:
-    units = [{"id": f"u{i}", "text": "a}]b},{c"[: i % 9]} for i in range(40)]
-    data = json.dumps({"boxes": [{"head": "h", "items": units}]}, separators=(",", ":")).encode()
-    events = list(
-        stream(
-            io.BytesIO(data),
-            [(f"{ARRAY}.item", frozenset())],
-            block_size=64,
-            runs=(ARRAY, decode_run),
-        )
-    )
-    runs = [event[2] for event in events if event[1] == RUN]
-    assert [item for run in runs for item in run] == units
-    assert not any(event[1] == ITEM for event in events)

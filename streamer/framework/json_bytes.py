@@ -23,8 +23,9 @@ lane outputs), the importers re-encode a run of items and count that in C, and t
 reader compares sizes with the canonical lines it makes anyway.
 
 ``array_cut`` finds, in a buffer fed to ``NestingScan``, where the items of an array end
-(``first_at`` and ``last_at`` read the profile): the source reader (``units``) and the
-importers (``TURNS``, ``segments``) decode the complete items of each buffer at once.
+(``first_at`` and ``last_at`` read the profile): the exact cut of ``json_runs.ItemRuns``,
+with which the source reader (``units``), the importers (``TURNS``, ``segments``) and
+validation decode the complete items of each buffer at once.
 ``array_opening`` finds where an array at a given depth opens: the importers' top-level
 arrays (``json_items``), and the units arrays of the evidence document (``json_events.stream``).
 """

@@ -1,13 +1,15 @@
 """Large JSON documents read as ijson events: the streaming-JSON layer's event half.
 
 streamer reads four kinds of large JSON, each with a different duty, so each reads it its
-own way; what they have in common is here and in ``framework.json_bytes`` (bytes before a
-parser sees them: nesting depth, where an array's items end, repeated member names):
+own way; what they have in common is here, in ``framework.json_bytes`` (bytes before a
+parser sees them: nesting depth, where an array's items end, repeated member names) and in
+``framework.json_runs`` (``ItemRuns``: the items of one array cut into runs past the
+parser, each decoded at once, with the caller's fallback for a run that does not decode):
 
-* the source reader (``framework.source``) parses units with msgspec a buffer at a time,
-  cut by ``json_bytes`` (``NestingScan``, ``array_cut``, ``first_at``/``last_at``), and
-  counts strings to refuse repeated members (``units.has_duplicate_members``: it compares
-  sizes with the canonical lines it must make anyway, cheaper than a second count);
+* the source reader (``framework.source``) decodes the units of ``units`` a run at a time
+  with msgspec (``ItemRuns``), and counts strings to refuse repeated members
+  (``units.has_duplicate_members``: it compares sizes with the canonical lines it must
+  make anyway, cheaper than a second count);
 * the importers of JSON formats (``importers.json_items``) cut the top-level arrays the
   same way, and check the rest as events with ijson, refusing repeated member names with
   ``MemberNames``; an error is located by a reference pass over the events, which quotes
@@ -15,8 +17,8 @@ parser sees them: nesting depth, where an array's items end, repeated member nam
 * validation (``framework.json_events.stream``) checks a whole published document in one
   pass of events, every item built in C, against its schema: it must see every event,
   but for the items of one array (the evidence document's units), which it may take in
-  runs decoded at once, cut without ijson (``runs``; a run that does not decode is read
-  by ijson, so the events and errors are those of the plain reading);
+  runs decoded at once (``ItemRuns`` again; a run that does not decode is read by ijson,
+  so the events and errors are those of the plain reading);
 * the report (``report.evidence_stream``) reads a document that validation has accepted,
   so it checks nothing: ``first_item`` for its header, and lock-step ``ijson.items`` passes
   for its contexts, which keeps one unit in memory however the members are ordered.
@@ -39,9 +41,9 @@ block's events and the items completed in it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
-import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
@@ -53,8 +55,8 @@ from streamer.framework.json_bytes import (
     array_opening,
     duplicate_message,
     member_path,
-    neutralize_escapes,
 )
+from streamer.framework.json_runs import ItemRuns, after_separator
 
 ITEM = "item"
 BLOCK_SIZE = 1 << 16
@@ -109,7 +111,7 @@ def stream(
 
     With ``runs``, ``(ARRAY, decode)``: the items of every array at ``ARRAY`` (a prefix of
     object members and ``item``s, e.g. ``contexts.item.units``) are cut into runs as they
-    are read (``json_bytes.ItemRuns``) and never reach ijson: ``decode`` gets each run as a
+    are read (``json_runs.ItemRuns``) and never reach ijson: ``decode`` gets each run as a
     JSON array text and gives its items, and they are given as ``(ARRAY.item, RUN, items)``.
     When ``decode`` gives ``None`` (or the run is not sound JSON), that run and the rest of
     that array go to ijson as without ``runs``: the events are those of the plain reading,
@@ -158,8 +160,6 @@ def stream(
 RUN = "run"
 PIECE = 1 << 11  # bytes given to ijson at once after a cut
 BOUND = 1 << 20  # bytes of an array's items held without a mark of their end
-_CLOSING = re.compile(rb"[ \t\r\n]*\]")
-_WHITE_SPACE = b" \t\r\n"
 _NO_LIMIT = 1 << 40  # validation reads any nesting; the schema names what is too deep
 
 
@@ -173,6 +173,7 @@ class _Cutting:
     ) -> None:
         self._file = file
         self._size = size
+        self._read_block = functools.partial(file.read, size)
         self._level = len(array.split("."))  # the depth at which its "[" opens
         self._decode = decode
         self._item = f"{array}.{ITEM}"
@@ -208,147 +209,39 @@ class _Cutting:
         self.at_array = True
         return data[: cut + 1]
 
-    def _rest(self) -> bytes:
-        """What is held, from ``_at`` on (released)."""
-        rest = self._held[self._at :]
-        self._held, self._at = b"", 0
-        return rest
-
     def runs(self) -> Iterator[Event]:
-        """The items of the array just opened, a run at a time, up to its ``]`` (or up to
-        a run that does not decode: that run and the rest of the array go to ijson).
+        """The items of the array just opened, a run at a time (``json_runs.ItemRuns``),
+        up to its ``]`` (or up to a run that does not decode: that run and the rest of
+        the array go to ijson).
 
-        A run ends where the bytes say an item ends, ``},{`` outside strings (and the
-        array, at the first ``}]`` outside strings), without a scan of the items' nesting:
-        a cut inside an item leaves a run that is not a JSON array, which no decoder
-        accepts, so a run that decodes is exactly complete items. Items that are not
-        objects, or white space between them, leave no such mark: past ``BOUND`` bytes
-        without one, ijson reads the array."""
+        A run ends at the first ``}]`` (the array's end), or at the last ``},{`` of a
+        buffer, or where the nesting scan says an item ends: a cut inside an item leaves
+        a run that is not a JSON array, which no decoder accepts, so a run that decodes
+        is exactly complete items. Items that are not objects, or white space between
+        them, leave no mark: past ``BOUND`` bytes without an item end, ijson reads the
+        array."""
         self.at_array = False
-        buffer, start = self._held, self._at  # the array's bytes begin at buffer[start]
-        self._held, self._at = b"", 0
-        first = True  # no run decoded yet
-        while True:
-            empty = _CLOSING.match(buffer, start) if first else None
-            items: list[Any] | None = []
-            if empty is not None:
-                end = empty.end() - 1
-            else:
-                end, items = self._run(buffer, start, first, _closing, last=False)
-            if end >= 0:
-                if items is None:
-                    break
-                if items:
-                    yield self._item, RUN, items
-                self._held, self._at = buffer, end
+        runs = ItemRuns(
+            self._read_block,
+            self._held,
+            self._decode_run,
+            start=self._at,
+            separator=b"},{",
+            limit=_NO_LIMIT,
+            bound=BOUND,
+            closing_first=True,
+        )
+        for run in runs:
+            if run.value is None or run.closer == b"}":
+                # ijson has read only the "[" and the runs given: a separator is not given
+                self._held, self._at = after_separator(run.raw, run.first) + runs.held(), 0
+                self._scan = NestingScan(depth=self._level + 1, limit=_NO_LIMIT)
                 return
-            cut, items = self._run(buffer, start, first, _last_cut, last=True)
-            if cut >= 0:
-                if items is None:
-                    break
-                yield self._item, RUN, items
-                first, start = False, cut
-            elif len(buffer) - start > BOUND:
-                break
-            data = self._file.read(self._size)
-            if not data:
-                break
-            buffer, start = buffer[start:] + data, 0
-        rest = buffer[start:]
-        self._give_back(rest if first else _after_separator(rest), b"")
+            yield self._item, RUN, run.value
+        self._held, self._at = runs.after
 
-    def _run(
-        self,
-        buffer: bytes,
-        start: int,
-        first: bool,
-        outside: Callable[[bytes, int], int],
-        *,
-        last: bool,
-    ) -> tuple[int, list[Any] | None]:
-        """``(end, items)`` of the run from ``start`` up to the ``}`` of the first ``}]``
-        (the last ``},{`` when ``last``); ``end`` just after that ``}`` (-1: none); items
-        ``None`` when the run does not decode. The mark found first is tried at once; only
-        when that run does not decode is the mark found outside strings (``outside``:
-        ``_closing``, ``_last_cut``)."""
-        found = buffer.rfind(b"},{", start) if last else buffer.find(b"}]", start)
-        if found < 0:
-            return -1, None
-        end = found + 1
-        items = self._items(buffer[start:end], first)
-        if items is None:
-            exact = outside(buffer, start)
-            if exact < 0:
-                return -1, None
-            if exact != end:
-                end = exact
-                items = self._items(buffer[start:end], first)
-        return end, items
-
-    def _items(self, run: bytes, first: bool) -> list[Any] | None:
-        """The items of ``run`` (complete items, after a separator unless ``first``), or
-        ``None`` when it does not decode."""
-        body = run.lstrip(_WHITE_SPACE)
-        if not body:
-            return []
-        if not first:
-            body = _after_separator(body)
-            if not body.strip(_WHITE_SPACE):
-                raise JsonError("a separator without an item")
-        return self._decode(b"[" + body + b"]") or None
-
-    def _give_back(self, run: bytes, rest: bytes) -> None:
-        """``run`` and ``rest`` go to ijson; they start between the array's items, where
-        ijson has read only the ``[`` (a separator before them is not given)."""
-        self._held = run + rest
-        self._scan = NestingScan(depth=self._level + 1, limit=_NO_LIMIT)
-
-
-def _quotes(data: bytes) -> int:
-    """The quotes of ``data`` that open or close a string (``data`` starts outside an
-    escape)."""
-    return neutralize_escapes(data).count(b'"')
-
-
-def _closing(buffer: bytes, start: int) -> int:
-    """The index of the ``]`` of the first ``}]`` after ``start`` (outside strings, where
-    ``buffer[start]`` is) that is outside strings; -1."""
-    quotes, at = 0, start
-    found = buffer.find(b"}]", start)
-    while found >= 0:
-        quotes += _quotes(buffer[at:found])
-        at = found
-        if quotes % 2 == 0:
-            return found + 1
-        found = buffer.find(b"}]", found + 1)
-    return -1
-
-
-def _last_cut(buffer: bytes, start: int) -> int:
-    """The index after the ``}`` of the last ``},{`` after ``start`` (outside strings,
-    where ``buffer[start]`` is) that is outside strings; -1."""
-    found = buffer.rfind(b"},{", start)
-    if found < 0:
-        return -1
-    quotes = _quotes(buffer[start:found])
-    while quotes % 2:
-        before = buffer.rfind(b"},{", start, found)
-        if before < 0:
-            return -1
-        quotes -= _quotes(buffer[before:found])
-        found = before
-    return found + 1
-
-
-def _after_separator(text: bytes) -> bytes:
-    """``text``, which follows an item, without the separator it must start with (after
-    white space); ``JsonError`` when it does not."""
-    body = text.lstrip(_WHITE_SPACE)
-    if not body:
-        return body
-    if body[:1] != b",":
-        raise JsonError("items without a separator")
-    return body[1:]
+    def _decode_run(self, text: bytes, literals: int | None) -> list[Any] | None:
+        return self._decode(text) or None
 
 
 class MemberNames:

@@ -15,14 +15,12 @@ Two paths, one answer. The reference path is ijson's event stream, checked event
 in Python (``_Tap``): it is what decides every error. The fast path reads the arrays
 that are members of the top-level object (``TURNS``, ``segments``, ``word_segments``:
 nearly all the bytes) without it: ijson parses the rest of the document (``_Diverting``
-stops its input just after such an array's ``[``), and the array's content is cut, by
-the nesting scan (or, once it has found where one item ends and the next begins, by the
-quick cut: the last such separator of a buffer, found by ``rfind``, its run checked by
-decoding it typed, see ``_quick_items``), into runs of complete items, each run decoded
-at once by msgspec (numbers that are not integers as ``Decimal``, exactly as ijson gives
-them) and checked for repeated member names by counting strings
-(``json_bytes.string_literals``: a parsed run has fewer strings than its text when a
-member repeats). A run that fails to decode
+stops its input just after such an array's ``[``), and the array's content is cut
+(``framework.json_runs.ItemRuns``: at a buffer's last item separator, else by the nesting
+scan) into runs of complete items, each run decoded at once by msgspec (numbers that are
+not integers as ``Decimal``, exactly as ijson gives them) and checked for repeated member
+names by counting strings (``json_bytes.string_literals``: a parsed run has fewer strings
+than its text when a member repeats). A run that fails to decode
 or to count is read again by the reference path, which yields its items up to the
 problem and raises the located error; so the items, and the errors, are those of the
 reference path.
@@ -31,8 +29,8 @@ reference path.
 from __future__ import annotations
 
 import copy
+import functools
 import io
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal, DecimalException
 from typing import Any, BinaryIO
@@ -46,19 +44,15 @@ from streamer.framework.json_bytes import (
     MAX_NESTING,
     NestingError,
     NestingScan,
-    array_cut,
     array_opening,
     string_literals,
 )
 from streamer.framework.json_events import MemberNames
+from streamer.framework.json_runs import ItemRuns, after_separator
 
 BUFFER_SIZE = 1 << 16
-_WHITE_SPACE = b" \t\r\n"
 _decoder = msgspec.json.Decoder(float_hook=Decimal)
 _encoder = msgspec.json.Encoder(decimal_format="number")
-# The end of an item, the comma and the start of the next one up to its first member name:
-# where the quick cut looks for item ends (``rfind``) once the exact cut has found one.
-_SEPARATOR = re.compile(rb'\}[ \t\r\n]*,[ \t\r\n]*\{[ \t\r\n]*"[^"\\]{1,64}"')
 
 
 class _Bounded:
@@ -284,129 +278,55 @@ class _Diverting:
     def runs(self, name: str) -> Iterator[list[Any]]:
         """The items of the array cut out, up to its ``]`` (given to ijson next), in runs."""
         self.at_array = False
-        scan = NestingScan(depth=2)
-        pending: list[bytes] = []  # the bytes of items not yet complete
-        quotes = 0  # the quotes of ``pending`` that delimit strings
-        first = True  # no run of this array decoded yet
         typed = self._typed.get(name)
-        separator = b""  # between two items, as the first cut found it (the quick cut's key)
-        quick = True  # no quick cut failed since the last exact cut
-        failures = 0  # quick cuts that failed (past 4, none is tried: the separator is
-        # found inside items, e.g. words whose first member is the segments')
-        data, self._held = self._held, b""
-        while True:
-            if not data:
-                data = self._stream.read(BUFFER_SIZE)
-                if not data:  # the input ends inside the array
-                    yield from _reference_items(name, b"".join(pending), first, closed=False)
-                    raise ijson.IncompleteJSONError("the input ends inside an array")
-            # the quick cut (see ``_quick_items``), tried on what follows an exact cut (a
-            # failed try costs at most two buffers, once between two exact cuts)
-            cut = data.rfind(separator) if separator and quick and len(pending) < 2 else -1
-            if cut >= 0 and typed is not None:
-                items = _quick_items(b"".join((*pending, data[: cut + 1])), first, typed)
-                quick = items is not None
-                failures += not quick
-                if failures > 4:
-                    separator = b""
-                    failures = -1  # learned no more
-                if items is not None:
-                    NestingScan(depth=2).feed(data[cut + 1 :])  # raises as the scan would
-                    yield items
-                    first = False
-                    scan, pending, quotes = NestingScan(depth=2), [], 0
-                    data = data[cut + 1 :]  # read by the scan: no separator after the cut
-            neutral, profile = scan.feed(data)
-            end, position = array_cut(neutral, profile, scan.in_string)
-            if end >= 0:  # the array ends in this buffer
-                if data[end : end + 1] != b"]":  # a "}" closes it: not JSON; the
-                    # reference path reads up to it and says where
-                    run = b"".join((*pending, data[: end + 1]))
-                    yield from _reference_items(name, run, first, closed=False)
-                    raise ijson.IncompleteJSONError("an array closed by a brace")
-                run = b"".join((*pending, data[:end]))
-                quotes += neutral.count(b'"', 0, end)
-                yield from _run(name, run, quotes // 2, first, final=True, typed=typed)
-                self._held = data[end:]
-                return
-            if position < 0:  # no item ends in this buffer
-                pending.append(data)
-                quotes += neutral.count(b'"')
-                data = b""
+        held, self._held = self._held, b""
+        runs = ItemRuns(
+            functools.partial(self._stream.read, BUFFER_SIZE),
+            held,
+            functools.partial(_decode, typed),
+            separator=None if typed is not None else b"",  # the quick cut needs a type
+        )
+        for run in runs:
+            if run.closer is None or run.closer == b"]":
+                if run.value is None:  # the reference path reads it, and locates the error
+                    yield from _reference_items(name, run.raw, run.first, closed=True)
+                else:
+                    yield run.value
                 continue
-            quick = True
-            if not separator and typed is not None and failures >= 0:
-                after = _SEPARATOR.match(data, position)
-                separator = b"" if after is None else after.group()
-            run = b"".join((*pending, data[: position + 1]))
-            literals = (quotes + neutral.count(b'"', 0, position + 1)) // 2
-            pending = [data[position + 1 :]]
-            quotes = neutral.count(b'"', position + 1)
-            data = b""
-            yield from _run(name, run, literals, first, final=False, typed=typed)
-            first = False
+            # a brace closes the array, or the input ends inside it: the reference path
+            # reads up to there, and says where
+            yield from _reference_items(name, run.raw + run.closer, run.first, closed=False)
+            raise ijson.IncompleteJSONError("the input ends inside an array")
+        if runs.rest[:1] != b"]":  # a "}" closes it: not JSON
+            raise ijson.IncompleteJSONError("an array closed by a brace")
+        self._held = runs.rest
 
 
-def _quick_items(run: bytes, first: bool, typed: _Typed) -> list[Any] | None:
-    """The items of ``run``, cut before a separator found by ``rfind`` (not by the nesting
-    scan), decoded by ``typed``; ``None`` when they do not decode, or a member repeats.
-
-    A cut inside a string or inside an item leaves the run open (an unclosed string, an
-    array or object not closed), which msgspec refuses: a wrong cut costs a decoding,
-    never a wrong item. Runs that decode are items of a struct's fixed depth (never too
-    deeply nested: the nesting scan would have found nothing), whose every string was
-    decoded (valid UTF-8) and counted (no member repeated); anything else is read again
-    by the nesting scan's exact cut, which says what is wrong where."""
-    body = run.lstrip(_WHITE_SPACE)
-    if not first:
-        if body[:1] != b",":
-            return None
-        body = body[1:]
-    return typed.items(b"[" + body + b"]", string_literals(body))
-
-
-def _run(
-    name: str, run: bytes, literals: int, first: bool, *, final: bool, typed: _Typed | None = None
-) -> Iterator[list[Any]]:
-    """The items of ``run``, complete items of the array ``name`` with the separator
-    before them (none before the first run), and ``literals`` strings (counted by the
-    nesting scan, which neutralized the escaped quotes); at the array's end (``final``)
-    it may hold none."""
-    body = run.lstrip(_WHITE_SPACE)
-    if not body and final:
-        return
-    if not first:
-        if body[:1] != b",":
-            raise ijson.JSONError("items without a separator")
-        body = body[1:]
-        if not body.strip(_WHITE_SPACE):
-            raise ijson.JSONError("a separator without an item")
-    text = b"[" + body + b"]"
+def _decode(typed: _Typed | None, text: bytes, literals: int | None) -> list[Any] | None:
+    """The items of ``text``, a JSON array of complete items: as typed structs (see
+    ``array_runs``), else (unless cut by the quick cut: ``literals`` ``None``) decoded
+    plainly; ``None`` when they do not decode, or a member repeats (``literals``: the
+    string literals of ``text``, as the nesting scan counted them), so that the
+    reference path locates it. A quick cut's run that decodes as structs is items of a
+    fixed depth (the nesting scan would have found nothing), whose every string was
+    decoded (valid UTF-8) and counted (no member repeated)."""
     if typed is not None:
-        items = typed.items(text, literals)
-        if items is not None:
-            yield items
-            return
+        items = typed.items(text, string_literals(text) if literals is None else literals)
+        if items is not None or literals is None:
+            return items
     try:
         items = _decoder.decode(text)
     except (msgspec.DecodeError, DecimalException):  # the reference path locates it
-        items = None
+        return None
     if items and literals == string_literals(_encoder.encode(items)):
-        yield items
-    else:
-        yield from _reference_items(name, body, first=True, closed=True)
+        return items  # type: ignore[no-any-return]
+    return None
 
 
-def _reference_items(name: str, body: bytes, first: bool, *, closed: bool) -> Iterator[list[Any]]:
-    """The items of ``body`` (items of the array ``name``) read by the reference path,
-    one a run, which raises the located error of the first problem."""
-    if not first:
-        body = body.lstrip(_WHITE_SPACE)
-        if body[:1] != b",":
-            if not body:
-                return
-            raise ijson.JSONError("items without a separator")
-        body = body[1:]
+def _reference_items(name: str, raw: bytes, first: bool, *, closed: bool) -> Iterator[list[Any]]:
+    """The items of ``raw`` (a run of the array ``name``) read by the reference path, one
+    a run, which raises the located error of the first problem."""
+    body = after_separator(raw, first)
     document = b"{" + orjson.dumps(name) + b":[" + body + (b"]}" if closed else b"")
     tap = _Tap(name)
     events = tap.events(ijson.parse(_Bounded(io.BytesIO(document)), buf_size=BUFFER_SIZE))

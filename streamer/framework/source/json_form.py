@@ -14,10 +14,10 @@ buffer depends on how the items before the cut decode.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
-import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -27,11 +27,10 @@ from streamer.framework.json_bytes import (
     MAX_NESTING,
     NestingError,
     NestingScan,
-    array_cut,
     duplicate_message,
-    first_at,
     first_duplicate,
 )
+from streamer.framework.json_runs import ItemRuns, RunError, after_separator
 from streamer.framework.source.envelope import Envelope, skip_space
 from streamer.framework.source.json_lines import ParsedBlock
 from streamer.framework.source.unit import SourceUnit
@@ -43,8 +42,7 @@ from streamer.framework.source.units import (
     has_duplicate_members,
 )
 
-_WS = re.compile(rb"[ \t\n\r]*")
-_BYTES_WS = b" \t\n\r"
+_NESTING_HINT = f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)"
 
 
 class JsonUnits:
@@ -59,119 +57,52 @@ class JsonUnits:
         self._envelope = envelope
 
     def batches(self) -> Iterator[ParsedBlock]:
-        """The items of ``units``, a buffer's complete items at a time, then the members
-        after ``units``. The stream is positioned just after the ``[`` of ``units``.
-
-        Most buffers take the quick way: the run up to the buffer's last ``},`` is decoded
-        as items, which succeeds only when that ``}`` really ends an item of ``units`` (a
-        cut inside a string leaves the string open; a cut past the end of ``units`` leaves
-        text after the array), and the decoder's types bound the nesting (a unit nests 3
-        levels at most). A buffer without one, or whose cut does not decode, and what is
-        left at the end of the input, are scanned exactly by ``NestingScan`` (from the last
-        item known to end: depth 2, outside any string), which locates every problem and
-        finds the end of ``units``; the quick way resumes at the next item end it finds.
-        """
-        state = _UnitsState()
-        stream = self._stream
-        while chunk := stream.read(self._buffer_size):
-            if state.scan is None and state.tail is None:
-                data = b"".join((*state.pending, chunk)) if state.pending else chunk
-                quick = self._quick_run(state, data)
-                if quick is not None:
-                    yield from quick
-                    continue
-                state.scan, state.pending, chunk = NestingScan(depth=2), [], data
-            yield from self._exact_run(state, chunk)
-        if state.tail is None and state.scan is None and state.pending:
-            state.scan, data, state.pending = NestingScan(depth=2), b"".join(state.pending), []
-            yield from self._exact_run(state, data)
-        if state.tail is None:
-            raise SourceError(
-                f"the source document is not valid JSON {_place(state.count)}: "
-                "the input ends inside $.units"
-            )
-        self._read_trailing_members(b"".join(state.tail))
-
-    def _quick_run(self, state: _UnitsState, data: bytes) -> list[ParsedBlock] | None:
-        """The batches of ``data``'s items up to its last ``},``, if they decode as items
-        of ``units``; ``None`` (nothing done) otherwise."""
-        cut = _item_cut(data)
-        if cut < 0:
-            return None
-        decoded = self._decode_run(data[: cut + 1], state.count, tentative=True)
-        if decoded is None:
-            return None
-        state.pending = [data[cut + 1 :]]
-        batches = list(self._batches_of(*decoded, state.count))
-        state.count += len(decoded[0])
-        return batches
-
-    def _exact_run(self, state: _UnitsState, chunk: bytes) -> Iterator[ParsedBlock]:
-        """Scan ``chunk`` exactly (``state.scan``) and yield the items that end in it."""
-        scan = state.scan
-        assert scan is not None
+        """The items of ``units``, in runs of complete items (``json_runs.ItemRuns``: most
+        cut at a buffer's last item separator, the others by the nesting scan, which bounds
+        the nesting depth and finds the end of ``units``), then the members after ``units``.
+        A run that does not decode is parsed again, item by item, to locate the problem."""
+        count = 0  # the items read
+        read = functools.partial(self._stream.read, self._buffer_size)
+        runs = ItemRuns(read, b"", _decode_units)
         try:
-            neutral, profile = scan.feed(chunk)
+            for run in runs:
+                if run.closer == b"":
+                    raise SourceError(
+                        f"the source document is not valid JSON {_place(count)}: "
+                        "the input ends inside $.units"
+                    )
+                if run.value is None:
+                    _locate_item_problem(after_separator(run.raw, run.first), count)
+                    raise SourceError(  # pragma: no cover - the two validations disagree
+                        f"$.units[{count}]: a unit of this batch breaks the contract"
+                    )
+                yield from self._batches_of(*run.value, count)
+                count += len(run.value[0])
         except NestingError as error:
-            place = "after $.units" if state.tail is not None else _place(state.count)
             raise SourceError(
-                f"the source document is {error.message} {place}",
-                hint=f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)",
+                f"the source document is {error.message} {_place(count)}",
+                hint=_NESTING_HINT,
             ) from None
-        if state.tail is not None:
+        except RunError:
+            raise SourceError(f"the source document is not valid JSON {_place(count)}") from None
+        self._read_tail(runs.rest[1:], read)
+
+    def _read_tail(self, first: bytes, read: Callable[[], bytes]) -> None:
+        """Read the members after ``units`` (``first`` and what ``read`` gives, up to the end
+        of the input), failing at once on one whose value is an array or object."""
+        scan = NestingScan(depth=1)
+        parts: list[bytes] = []
+        for tail in itertools.chain((first,), iter(read, b"")):
+            try:
+                _, profile = scan.feed(tail)
+            except NestingError as error:
+                raise SourceError(
+                    f"the source document is {error.message} after $.units", hint=_NESTING_HINT
+                ) from None
+            parts.append(tail)
             if max(profile) > 1:
-                self._tail_container(b"".join((*state.tail, chunk)))
-            state.tail.append(chunk)
-            return
-        end, position = array_cut(neutral, profile, scan.in_string)
-        if end >= 0:  # ``units`` ends in this buffer
-            run = b"".join((*state.pending, chunk[:end]))
-            yield from self._run(run, state.count, final=True)
-            state.tail = [chunk[end + 1 :]]
-            if max(profile[first_at(profile, 1) :]) > 1:
-                self._tail_container(state.tail[0])
-            return
-        if position < 0:  # no item ends in this buffer
-            state.pending.append(chunk)
-            return
-        run = b"".join((*state.pending, chunk[: position + 1]))
-        state.pending = [chunk[position + 1 :]]
-        state.scan = None  # an item ends here: the quick way may resume
-        for units, lines, ids in self._run(run, state.count, final=False):
-            state.count += len(units)
-            yield units, lines, ids
-
-    def _decode_run(
-        self, run: bytes, base: int, *, tentative: bool = False
-    ) -> tuple[list[SourceUnit], bytes] | None:
-        """The units of ``run`` (complete items of ``units``, the first at index ``base``,
-        with the separator before them) and their JSON text; ``tentative``: ``None``
-        when it does not decode, else the located error is raised."""
-        body = run.lstrip(_BYTES_WS)
-        if base:
-            if body[:1] != b",":
-                if tentative:
-                    return None
-                raise SourceError(f"the source document is not valid JSON {_place(base)}")
-            body = body[1:]
-        units = decode_array(b"[" + body + b"]")
-        if units is None:
-            if tentative:
-                return None
-            _locate_item_problem(body, base)
-            raise SourceError(  # pragma: no cover - the two validations disagree
-                f"$.units[{base}]: a unit of this batch breaks the contract"
-            )
-        return units, body
-
-    def _run(self, run: bytes, base: int, *, final: bool) -> Iterator[ParsedBlock]:
-        """Decode ``run``: complete items of ``units`` (the first at index ``base``), with
-        the separator before them; at the end of ``units`` (``final``) it may hold none."""
-        if final and not run.strip(_BYTES_WS):
-            return
-        decoded = self._decode_run(run, base)
-        assert decoded is not None
-        yield from self._batches_of(*decoded, base)
+                self._tail_container(b"".join(parts))
+        self._read_trailing_members(b"".join(parts))
 
     def _batches_of(self, units: list[SourceUnit], body: bytes, base: int) -> Iterator[ParsedBlock]:
         """The checked batches of ``units``, decoded from the JSON text ``body``."""
@@ -212,35 +143,11 @@ class JsonUnits:
         self._envelope.read_after_units(tail, stop_at_container=False)
 
 
-def _item_cut(data: bytes, tries: int = 64) -> int:
-    """The index of the ``}`` of the last ``}``, ``,`` and ``{`` (white space between) in
-    ``data``: where an item of ``units`` may end (``-1``: none). Inside a unit a ``},``
-    is followed by a member name, never by ``{``."""
-    cut = data.rfind(b"},{")
-    if cut >= 0:
-        return cut
-    end = len(data)
-    for _ in range(tries):
-        cut = data.rfind(b"},", 0, end)
-        if cut < 0:
-            break
-        after = _WS.match(data, cut + 2).end()  # type: ignore[union-attr]
-        if data[after : after + 1] == b"{":
-            return cut
-        end = cut + 1
-    return -1
-
-
-@dataclass
-class _UnitsState:
-    """Where ``JsonUnits.batches`` is in ``units``: the exact scan (``None`` at an item end,
-    where the quick way reads), the bytes after the last complete item, what follows
-    ``units`` once it has ended, and the items read."""
-
-    scan: NestingScan | None = None
-    pending: list[bytes] = field(default_factory=list)
-    tail: list[bytes] | None = None
-    count: int = 0
+def _decode_units(text: bytes, literals: int | None) -> tuple[list[SourceUnit], bytes] | None:
+    """The units of ``text`` (a JSON array) and the text of its items; ``None`` when it
+    breaks the contract."""
+    units = decode_array(text)
+    return None if units is None else (units, text[1:-1])
 
 
 def _locate_item_problem(body: bytes, base: int) -> None:
