@@ -6,7 +6,8 @@ evidence projection (the registry is given by the caller), never from member nam
 
 * ``embedding``: JSON bytes made safe inside an HTML ``<script>`` element.
 * ``lane_tables``: the lanes of a bundle as tables (columns, records, references).
-* ``evidence_stream``: the evidence-context document, streamed context by context.
+* ``evidence_stream``: the evidence header and the unit count, streamed.
+* ``evidence_rows``: the page rows of the evidence units, as validation reads them.
 * ``page``: the HTML shell, its inline style and script, and its Content-Security-Policy.
 * ``writer``: the page written from a bundle, the embedded data streamed into it.
 """

@@ -2,9 +2,10 @@
 while validation reads the document (``validation.evidence_units.EvidenceSeen``): the
 report of a valid bundle is then written from them, without reading the document again.
 
-The rows are written as the page embeds them (``script_safe`` JSON, comma-separated) to a
-spool (in memory up to 1 MiB, then a temporary file); only the contexts' references are
-kept, as ``evidence_stream`` keeps them. ``close()`` it.
+This is where a page row is made: ``[unit_id, kind, text, speaker, start_ms, end_ms]``
+(``UnitRow``). The rows are written as the page embeds them (``script_safe`` JSON,
+comma-separated) to a spool (in memory up to 1 MiB, then a temporary file); only the
+contexts' references are kept. ``close()`` it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from msgspec import UNSET
 
 from streamer.framework.source.unit import SourceUnit
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_stream import Reference, UnitRow
 
 SPOOL_IN_MEMORY = 1 << 20
+
+UnitRow = tuple[str, str, str, str | None, int | None, int | None]
+Reference = tuple[str, str, list[str]]  # (start_unit_id, end_unit_id, lane_ids)
 
 
 class EvidenceRows:
