@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.framework.errors import ConfigurationError, InputError
+from streamer.report.characters import speaker_characters
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_stream import read_header
 from tests.report_support import (
@@ -326,3 +327,32 @@ def test_the_page_s_evidence_is_what_validation_read_of_the_document(
     ]
     assert evidence["contexts"] == page_contexts(document)
     assert (summary.units, summary.contexts) == (len(evidence["units"]), len(document["contexts"]))
+
+
+def test_speakers_get_the_character_of_the_player_with_their_name_key() -> None:
+    party = {"Laura": "Vex'ahlia", "  sam ": "Scanlan", "O\u2019BRIEN": "Pike", "Orion": "Tiberius"}
+    speakers = ["LAURA", "SAM", "MATT", "LAURA", "o'brien", "laura"]
+    assert speaker_characters(party, speakers) == [
+        ["LAURA", "Vex'ahlia"],
+        ["SAM", "Scanlan"],
+        ["laura", "Vex'ahlia"],
+        ["o'brien", "Pike"],
+    ]
+    assert speaker_characters({}, speakers) == [] and speaker_characters(party, []) == []
+
+
+def test_the_page_gets_each_speaker_s_character_as_the_units_write_the_speaker(
+    tmp_path: Path,
+) -> None:
+    bundle = demo_bundle(tmp_path / "bundle")
+    glossary = tmp_path / "campaign.yaml"
+    glossary.write_text(
+        "party:\n  - {player: laura, character: Vex'ahlia}\n"
+        "  - {player: Sam, character: Scanlan}\n  - {player: Orion, character: Tiberius}\n",
+        encoding="utf-8",
+    )
+    api.report(bundle, output=tmp_path / "report.html", glossary=glossary)
+    data = embedded_data((tmp_path / "report.html").read_bytes())
+    speakers = {row[3] for row in data["evidence"]["units"]}
+    assert {"LAURA", "SAM", "MATT"} <= speakers
+    assert data["characters"] == [["LAURA", "Vex'ahlia"], ["SAM", "Scanlan"]]

@@ -4,7 +4,8 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
 
     {"title": ..., "source": {"document_id", "semantic_digest"},
      "session_units": the source document's unit count (from the chunk map), or null,
-     "party": [[player, character], ...] (the speakers' characters, may be empty),
+     "characters": [[speaker, character], ...] (each speaker of the units, exactly as
+                   written, whose character the party names; may be empty),
      "rejections": null when not given, else {lane_id: {reason: count}},
      "lanes": [lane tables, in index.json order],
      "evidence": null when the bundle has no evidence context, else
@@ -31,6 +32,7 @@ from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
+from streamer.report.characters import speaker_characters
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_rows import EvidenceRows
 from streamer.report.evidence_stream import read_header, session_units
@@ -71,8 +73,9 @@ def write_report(
     document's rows and heads as the caller's validation of the bundle read them
     (``validate_bundle(folder, registry, evidence)``).
 
-    ``party`` maps a speaker (a player) to their character; ``rejections`` gives per lane
-    the count of rejected candidates by reason (counts only, never values)."""
+    ``party`` maps a player to their character (the speakers of the units are matched to
+    players by name key); ``rejections`` gives per lane the count of rejected candidates by
+    reason (counts only, never values)."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
@@ -82,7 +85,8 @@ def write_report(
     out.write(page.head(shown_title))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
-    out.write(b',"party":' + _json(sorted((party or {}).items())))
+    characters = speaker_characters(party or {}, evidence.speakers)
+    out.write(b',"characters":' + _json(characters))
     shown_rejections = None
     if rejections is not None:
         shown_rejections = {

@@ -70,10 +70,10 @@
     out.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
     return out;
   }
-  // The party: a speaker (a player, compared without case) -> the character they play.
-  const party = new Map();
-  for (const pair of data.party || []) party.set(pair[0].trim().toLowerCase(), pair[1]);
-  function character(speaker) { return speaker === null ? undefined : party.get(speaker.trim().toLowerCase()); }
+  // A speaker's character comes resolved with the data (the party, keyed by Python): a
+  // plain lookup of the speaker exactly as the units write it.
+  const characters = new Map(data.characters);
+  function character(speaker) { return speaker === null ? undefined : characters.get(speaker); }
   function speakerLabel(speaker) {
     if (speaker === null) return "";
     const name = character(speaker);
