@@ -9,7 +9,8 @@ evidence projection (the registry is given by the caller), never from member nam
 * ``evidence_stream``: the evidence header and the unit count, streamed.
 * ``evidence_rows``: the page rows of the evidence units, as validation reads them.
 * ``characters``: each speaker's character, resolved for the page.
-* ``page``: the HTML shell, its inline style and script, and its Content-Security-Policy.
+* ``page``: the HTML shell, its inline style and script (its modules in ``assets``), and
+  its Content-Security-Policy.
 * ``writer``: the page written from a bundle, the embedded data streamed into it.
 """
 

@@ -3,10 +3,10 @@ while validation reads the document (``validation.evidence_units.EvidenceSeen``)
 report of a valid bundle is then written from them, without reading the document again.
 
 This is where a page row is made: ``[unit_id, kind, text, speaker, start_ms, end_ms]``
-(``UnitRow``). The rows are written as the page embeds them (``script_safe`` JSON,
-comma-separated) to a spool (in memory up to 1 MiB, then a temporary file); only the
-contexts' references are kept, and the distinct speakers (the page's characters are
-resolved for them). ``close()`` it.
+(``UnitRow``; the page unpacks each into named members once, ``assets/data.js``). The
+rows are written as the page embeds them (``script_safe`` JSON, comma-separated) to a
+spool (in memory up to 1 MiB, then a temporary file); only the contexts' references are
+kept, and the distinct speakers (the page's characters are resolved for them). ``close()`` it.
 """
 
 from __future__ import annotations
