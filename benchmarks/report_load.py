@@ -3,9 +3,11 @@
 ``python -m benchmarks.report_load --units 100000`` generates a bundle whose evidence context
 holds N units (one record cites them all; 1,000 more cite one unit each), then measures:
 
-* ``streamer validate``, ``streamer report`` and the report stage alone
-  (``streamer.report.write_report``, no validation), each its own process: wall time, CPU
-  time and peak RSS from ``os.wait4`` (the command includes the validation);
+* ``streamer validate`` and ``streamer report``, each its own process: wall time, CPU time
+  and peak RSS from ``os.wait4`` (the command includes the validation); and the report
+  stage alone: its own process validates the bundle as ``report`` does (collecting the
+  page's rows, ``EvidenceRows``) and times ``streamer.report.write_report`` (wall and CPU
+  time of the writing alone; the peak RSS is the process's);
 * the page in headless chromium (Playwright, ``/usr/bin/chromium``, a fresh profile): the
   time from navigation to the page being ready (``window.reportReadyMs``, measured by the
   page from navigation start, and the wall time around ``goto``), the JavaScript heap
@@ -157,17 +159,31 @@ def generate(root: Path, count: int) -> Path:
 
 
 STREAMER = [sys.executable, "-m", "streamer"]
-STAGE_ONLY = (
-    "import sys, pathlib; from streamer.api.config import default_registry; "
-    "from streamer.report import write_report; "
-    "write_report(pathlib.Path(sys.argv[1]), default_registry(), sys.stdout.buffer)"
-)
+# The page written from the rows validation collected (the production path): the writing
+# alone is timed, and its wall and CPU seconds printed as JSON on standard error.
+STAGE_ONLY = """
+import json, pathlib, sys, time
+from streamer.api.config import default_registry
+from streamer.api.validation import validate_bundle
+from streamer.report import write_report
+from streamer.report.evidence_rows import EvidenceRows
+folder, registry, rows = pathlib.Path(sys.argv[1]), default_registry(), EvidenceRows()
+assert validate_bundle(folder, registry, rows).valid
+wall, cpu = time.perf_counter(), time.process_time()
+write_report(folder, registry, sys.stdout.buffer, evidence=rows)
+sys.stdout.flush()
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+print(json.dumps({"wall_s": wall, "cpu_s": cpu}), file=sys.stderr)
+"""
 
 
-def measured(command: list[str], *, stdout: str) -> dict[str, Any]:
-    """Run ``command`` (standard output to the file ``stdout``): status, wall, CPU, peak RSS."""
-    with open(stdout, "wb") as out:
+def measured(command: list[str], *, stdout: str, stderr: str | None = None) -> dict[str, Any]:
+    """Run ``command`` (standard output to the file ``stdout``, standard error to the file
+    ``stderr`` when given): status, wall, CPU, peak RSS."""
+    with open(stdout, "wb") as out, open(stderr or os.devnull, "wb") as err:
         actions = [(os.POSIX_SPAWN_DUP2, out.fileno(), 1)]
+        if stderr is not None:
+            actions.append((os.POSIX_SPAWN_DUP2, err.fileno(), 2))
         began = time.perf_counter()
         pid = os.posix_spawn(command[0], command, os.environ, file_actions=actions)
         _, status, usage = os.wait4(pid, 0)
@@ -257,10 +273,14 @@ def main(argv: list[str] | None = None) -> int:
                 [*STREAMER, "report", str(bundle), "--output", str(report)], stdout=os.devnull
             ),
         }
-        # The report stage alone, without the validation the command runs first.
-        results["report_stage"] = measured(
-            [sys.executable, "-c", STAGE_ONLY, str(bundle)], stdout=os.devnull
+        # The report stage alone: the writing, after the validation the command runs first.
+        timings = work / "report_stage.json"
+        stage = measured(
+            [sys.executable, "-c", STAGE_ONLY, str(bundle)], stdout=os.devnull, stderr=str(timings)
         )
+        if stage["status"] == 0:
+            stage.update(json.loads(timings.read_text(encoding="utf-8")))
+        results["report_stage"] = stage
         if results["report"]["status"] != 0:
             raise SystemExit(f"streamer report failed with status {results['report']['status']}")
         results["report_mb"] = report.stat().st_size / 1e6

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import stat
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamer import api
-from streamer.api.reports import bundle_party
 from streamer.framework.errors import ConfigurationError, InputError
-from streamer.report import write_report
+from streamer.report.characters import speaker_characters
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_stream import contexts, read_header, unit_row
+from streamer.report.evidence_stream import read_header
 from tests.report_support import (
     XSS,
     XSS_FLAG,
@@ -77,6 +75,29 @@ def evidence_document(bundle: Path) -> dict[str, Any]:
     return document
 
 
+def page_row(unit: dict[str, Any]) -> list[Any]:
+    """The reference: a published unit as the page's row (ID, kind, text, speaker, start
+    and end, ``None`` for what the unit does not say)."""
+    metadata = unit.get("metadata", {})
+    return [unit["unit_id"], unit["kind"], unit["text"]] + [
+        metadata.get(member) for member in ("speaker", "start_ms", "end_ms")
+    ]
+
+
+def page_contexts(document: dict[str, Any]) -> list[list[Any]]:
+    """The reference: each context as the page's row (its first unit's position, its unit
+    count, its references as ``[start_unit_id, end_unit_id, lane_ids]``)."""
+    rows, first = [], 0
+    for context in document["contexts"]:
+        references = [
+            [r["source_ref"]["start_unit_id"], r["source_ref"]["end_unit_id"], r["lane_ids"]]
+            for r in context["references"]
+        ]
+        rows.append([first, len(context["units"]), references])
+        first += len(context["units"])
+    return rows
+
+
 def test_the_demo_report_embeds_every_lane_record_and_evidence_unit(tmp_path: Path) -> None:
     bundle = demo_bundle(tmp_path / "bundle")
     api.report(bundle, output=tmp_path / "report.html")
@@ -103,16 +124,9 @@ def test_the_demo_report_embeds_every_lane_record_and_evidence_unit(tmp_path: Pa
     assert evidence["window_units"] == 1
     assert evidence["lanes"] == document["lanes"]
     published = [unit for context in document["contexts"] for unit in context["units"]]
-    assert evidence["units"] == [list(unit_row(unit)) for unit in published]
+    assert evidence["units"] == [page_row(unit) for unit in published]
     assert evidence["units"][0] == ["t0100", "narration", published[0]["text"], "MATT", 0, 6540]
-    first = 0
-    for context, row in zip(document["contexts"], evidence["contexts"], strict=True):
-        references = [
-            [r["source_ref"]["start_unit_id"], r["source_ref"]["end_unit_id"], r["lane_ids"]]
-            for r in context["references"]
-        ]
-        assert row == [first, len(context["units"]), references]
-        first += len(context["units"])
+    assert evidence["contexts"] == page_contexts(document)
 
 
 def test_without_an_evidence_context_records_and_their_unit_ids_are_still_there(
@@ -193,11 +207,11 @@ def test_the_policy_allows_the_page_s_own_style_and_script_and_nothing_else(
     assert "eval(" not in script and "document.write" not in script
 
 
-# -- streaming the evidence document ------------------------------------------------------
+# -- the evidence header, streamed --------------------------------------------------------
 
 
 @pytest.mark.parametrize("buffer_size", [1, 3, 64, 1 << 20])
-def test_the_stream_gives_each_context_and_its_units_whatever_the_buffer_and_layout(
+def test_the_header_is_read_whatever_the_buffer_and_layout(
     tmp_path: Path, buffer_size: int
 ) -> None:
     document = evidence_document(demo_bundle(tmp_path / "bundle"))
@@ -211,28 +225,6 @@ def test_the_stream_gives_each_context_and_its_units_whatever_the_buffer_and_lay
     path.write_bytes(orjson.dumps(relaid, option=orjson.OPT_INDENT_2))
     header = read_header(path, buffer_size)
     assert (header.window_units, header.lanes) == (document["window_units"], document["lanes"])
-    seen = []
-    with contexts(path, buffer_size) as walk:
-        for head, rows in walk:
-            seen.append((head.end_unit_id, head.references, list(rows)))
-    assert seen == [
-        (
-            context["end_unit_id"],
-            [
-                (r["source_ref"]["start_unit_id"], r["source_ref"]["end_unit_id"], r["lane_ids"])
-                for r in context["references"]
-            ],
-            [unit_row(unit) for unit in context["units"]],
-        )
-        for context in document["contexts"]
-    ]
-
-
-def test_a_context_left_half_read_does_not_shift_the_next(tmp_path: Path) -> None:
-    bundle = demo_bundle(tmp_path / "bundle")
-    with contexts(bundle / "evidence-context.json", 7) as walk:
-        firsts = [next(rows)[0] for _, rows in walk]
-    assert firsts == ["t0100", "t0099b"]
 
 
 # -- written like every output ----------------------------------------------------------
@@ -304,26 +296,16 @@ def test_a_bundle_with_no_citations_has_an_empty_evidence_context(tmp_path: Path
     assert data["lanes"][0]["records"] == [] and data["lanes"][0]["reference_column"] is None
 
 
-# -- one reading of the evidence ----------------------------------------------------------
-
-
-def page_read_again(bundle: Path) -> bytes:
-    """The page as written from a second reading of the evidence document (the writer's
-    own reading, without what validation collected)."""
-    assert api.validate_bundle(bundle).valid
-    out = BytesIO()
-    registry = api.default_registry()
-    write_report(bundle, registry, out, party=bundle_party(bundle, registry))
-    return out.getvalue()
+# -- one reading of the evidence, the speakers' characters -------------------------------
 
 
 @pytest.mark.parametrize("case", ["demo", "hostile", "big", "units without metadata"])
-def test_the_page_from_what_validation_read_is_the_page_read_again(
+def test_the_page_s_evidence_is_what_validation_read_of_the_document(
     tmp_path: Path, case: str
 ) -> None:
     """``report`` writes the evidence from the units and contexts its validation read
-    (``EvidenceRows``): the same bytes as reading the document again, for payloads to
-    escape, units without metadata, and more units than a batch (several contexts)."""
+    (``EvidenceRows``): every unit of the document as its row and every context as its
+    head, for payloads to escape, units without metadata, and several contexts."""
     if case == "demo":
         bundle = demo_bundle(tmp_path / "bundle")
     elif case == "hostile":
@@ -335,10 +317,42 @@ def test_the_page_from_what_validation_read_is_the_page_read_again(
         lanes = {"spells": [spell("s1", ref("u1")), spell("s2", ref("u3", "u4"))]}
         case_ = write_case(tmp_path / "case", units, lanes, window=1)
         bundle = build(case_, tmp_path / "bundle")
-    api.report(bundle, output=tmp_path / "report.html")
+    summary = api.report(bundle, output=tmp_path / "report.html")
     page = (tmp_path / "report.html").read_bytes()
-    assert page == page_read_again(bundle)
-    data = embedded_data(page)
-    assert len(data["evidence"]["units"]) == sum(
-        len(context["units"]) for context in evidence_document(bundle)["contexts"]
+    assert page.count(b"</script>") == 2 and b"\xe2\x80\xa8" not in page
+    document = evidence_document(bundle)
+    evidence = embedded_data(page)["evidence"]
+    assert evidence["units"] == [
+        page_row(unit) for context in document["contexts"] for unit in context["units"]
+    ]
+    assert evidence["contexts"] == page_contexts(document)
+    assert (summary.units, summary.contexts) == (len(evidence["units"]), len(document["contexts"]))
+
+
+def test_speakers_get_the_character_of_the_player_with_their_name_key() -> None:
+    party = {"Laura": "Vex'ahlia", "  sam ": "Scanlan", "O\u2019BRIEN": "Pike", "Orion": "Tiberius"}
+    speakers = ["LAURA", "SAM", "MATT", "LAURA", "o'brien", "laura"]
+    assert speaker_characters(party, speakers) == [
+        ["LAURA", "Vex'ahlia"],
+        ["SAM", "Scanlan"],
+        ["laura", "Vex'ahlia"],
+        ["o'brien", "Pike"],
+    ]
+    assert speaker_characters({}, speakers) == [] and speaker_characters(party, []) == []
+
+
+def test_the_page_gets_each_speaker_s_character_as_the_units_write_the_speaker(
+    tmp_path: Path,
+) -> None:
+    bundle = demo_bundle(tmp_path / "bundle")
+    glossary = tmp_path / "campaign.yaml"
+    glossary.write_text(
+        "party:\n  - {player: laura, character: Vex'ahlia}\n"
+        "  - {player: Sam, character: Scanlan}\n  - {player: Orion, character: Tiberius}\n",
+        encoding="utf-8",
     )
+    api.report(bundle, output=tmp_path / "report.html", glossary=glossary)
+    data = embedded_data((tmp_path / "report.html").read_bytes())
+    speakers = {row[3] for row in data["evidence"]["units"]}
+    assert {"LAURA", "SAM", "MATT"} <= speakers
+    assert data["characters"] == [["LAURA", "Vex'ahlia"], ["SAM", "Scanlan"]]

@@ -33,7 +33,7 @@ from tests.report_support import (
 
 CHROMIUM = Path(BENCH_CHROMIUM)
 BIG_UNITS = 100_000
-PAGE = 100  # rows a unit list shows at once (report.js)
+PAGE = 100  # rows a unit list shows at once (report/assets/tables.js)
 
 try:
     from playwright.sync_api import BrowserContext, Dialog, Page, sync_playwright

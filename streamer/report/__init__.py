@@ -6,8 +6,11 @@ evidence projection (the registry is given by the caller), never from member nam
 
 * ``embedding``: JSON bytes made safe inside an HTML ``<script>`` element.
 * ``lane_tables``: the lanes of a bundle as tables (columns, records, references).
-* ``evidence_stream``: the evidence-context document, streamed context by context.
-* ``page``: the HTML shell, its inline style and script, and its Content-Security-Policy.
+* ``evidence_stream``: the evidence header and the unit count, streamed.
+* ``evidence_rows``: the page rows of the evidence units, as validation reads them.
+* ``characters``: each speaker's character, resolved for the page.
+* ``page``: the HTML shell, its inline style and script (its modules in ``assets``), and
+  its Content-Security-Policy.
 * ``writer``: the page written from a bundle, the embedded data streamed into it.
 """
 

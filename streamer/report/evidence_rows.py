@@ -2,9 +2,11 @@
 while validation reads the document (``validation.evidence_units.EvidenceSeen``): the
 report of a valid bundle is then written from them, without reading the document again.
 
-The rows are written as the page embeds them (``script_safe`` JSON, comma-separated) to a
+This is where a page row is made: ``[unit_id, kind, text, speaker, start_ms, end_ms]``
+(``UnitRow``; the page unpacks each into named members once, ``assets/data.js``). The
+rows are written as the page embeds them (``script_safe`` JSON, comma-separated) to a
 spool (in memory up to 1 MiB, then a temporary file); only the contexts' references are
-kept, as ``evidence_stream`` keeps them. ``close()`` it.
+kept, and the distinct speakers (the page's characters are resolved for them). ``close()`` it.
 """
 
 from __future__ import annotations
@@ -18,20 +20,24 @@ from msgspec import UNSET
 
 from streamer.framework.source.unit import SourceUnit
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_stream import Reference, UnitRow
 
 SPOOL_IN_MEMORY = 1 << 20
+
+UnitRow = tuple[str, str, str, str | None, int | None, int | None]
+Reference = tuple[str, str, list[str]]  # (start_unit_id, end_unit_id, lane_ids)
 
 
 class EvidenceRows:
     """What the page shows of an evidence document: ``heads`` (each context's first row,
-    its row count and its references) and the rows, spooled (``copy_rows``)."""
+    its row count and its references), the rows, spooled (``copy_rows``), and the
+    ``speakers`` the rows name."""
 
     def __init__(self) -> None:
         self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
         self.rows = 0
         self.heads: list[tuple[int, int, list[Reference]]] = []
         self._counted = 0  # the rows of the contexts in ``heads``
+        self.speakers: set[str] = set()
 
     def units(self, units: list[SourceUnit], /) -> None:
         rows: list[UnitRow] = []
@@ -41,6 +47,8 @@ class EvidenceRows:
                 rows.append((unit.unit_id, unit.kind, unit.text, None, None, None))
                 continue
             speaker, start, end = metadata.speaker, metadata.start_ms, metadata.end_ms
+            if speaker is not UNSET:
+                self.speakers.add(speaker)
             rows.append(
                 (
                     unit.unit_id,

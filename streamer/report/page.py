@@ -1,7 +1,9 @@
 """The HTML shell of the report: inline style and script, and the policy that allows
 nothing else.
 
-The Content-Security-Policy names the SHA-256 of the one inline style and the one inline
+The script is written as modules (``SCRIPT_MODULES``, one job each) that share one scope:
+they are joined, in that order, into one block, the page's one inline script. The
+Content-Security-Policy names the SHA-256 of the one inline style and that one inline
 script; everything else (images, fonts, frames, connections, forms, other scripts and
 styles, inline event handlers) is refused, so the page makes no request to any network
 or file. The data is a ``<script type="application/json">`` element, which is never run:
@@ -19,13 +21,44 @@ from importlib import resources
 DATA_ELEMENT_ID = "report-data"
 
 
+# The script's modules, in the order they run: the data unpacked, the indexes over it, then
+# the page built, its views, and last the controls' events and the first view.
+SCRIPT_MODULES = (
+    "data.js",
+    "indexes.js",
+    "speakers.js",
+    "records.js",
+    "dom.js",
+    "layout.js",
+    "glance.js",
+    "filters.js",
+    "tables.js",
+    "evidence.js",
+    "record_view.js",
+    "view.js",
+    "main.js",
+)
+
+
 @cache
 def asset(name: str) -> str:
-    """The text of one of the page's assets (``report.js``, ``report.css``, ``campaign.css``)."""
+    """The text of one of the page's assets (``report.css``, ``campaign.css``, a module of
+    the script)."""
     return resources.files("streamer.report").joinpath("assets", name).read_text("utf-8")
 
 
 _asset = asset
+
+
+@cache
+def script() -> str:
+    """The page's one inline script: its modules joined in one block (strict: their
+    constants and functions are the block's, none is global). Every string of the bundle
+    is inserted as text (createTextNode, textContent, setAttribute of a plain attribute),
+    never as markup; lists are rendered a page at a time; the view (selection, search,
+    filters, sort) is kept in the URL fragment."""
+    body = "".join(_asset(name) for name in SCRIPT_MODULES)
+    return '"use strict";\n// streamer report\n{\n' + body + "}\n"
 
 
 def _digest(text: str) -> str:
@@ -33,7 +66,7 @@ def _digest(text: str) -> str:
 
 
 def content_security_policy() -> str:
-    return _policy(_digest(_asset("report.js")), _digest(_asset("report.css")))
+    return _policy(_digest(script()), _digest(_asset("report.css")))
 
 
 def campaign_policy() -> str:
@@ -80,4 +113,4 @@ def head(title: str) -> bytes:
 
 def tail() -> bytes:
     """Everything after the embedded data."""
-    return (f"</script>\n<script>{_asset('report.js')}</script>\n</body>\n</html>\n").encode()
+    return (f"</script>\n<script>{script()}</script>\n</body>\n</html>\n").encode()

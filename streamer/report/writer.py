@@ -4,7 +4,8 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
 
     {"title": ..., "source": {"document_id", "semantic_digest"},
      "session_units": the source document's unit count (from the chunk map), or null,
-     "party": [[player, character], ...] (the speakers' characters, may be empty),
+     "characters": [[speaker, character], ...] (each speaker of the units, exactly as
+                   written, whose character the party names; may be empty),
      "rejections": null when not given, else {lane_id: {reason: count}},
      "lanes": [lane tables, in index.json order],
      "evidence": null when the bundle has no evidence context, else
@@ -13,8 +14,9 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
                   "contexts": [[first unit's position in units, unit count,
                                 [[start_unit_id, end_unit_id, lane_ids], ...]], ...]}}
 
-Units are written in batches as they are read; only the contexts' references are kept
-until the end. The same bundle gives the same bytes.
+The units and contexts are those the caller's validation read (``EvidenceRows``, the one
+place a page row is made): the evidence document is not read again. The same bundle gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -30,18 +32,11 @@ from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
+from streamer.report.characters import speaker_characters
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_rows import EvidenceRows
-from streamer.report.evidence_stream import (
-    Reference,
-    UnitRow,
-    contexts,
-    read_header,
-    session_units,
-)
+from streamer.report.evidence_stream import read_header, session_units
 from streamer.report.lane_tables import lane_table
-
-_BATCH = 2048
 
 
 @dataclass(frozen=True)
@@ -69,17 +64,18 @@ def write_report(
     registry: ArtifactKindRegistry,
     out: IO[bytes],
     *,
+    evidence: EvidenceRows,
     title: str | None = None,
     party: Mapping[str, str] | None = None,
     rejections: Mapping[str, Mapping[str, int]] | None = None,
-    evidence: EvidenceRows | None = None,
 ) -> ReportSummary:
-    """Write the report of the bundle in ``folder`` (validated by the caller) to ``out``.
+    """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
+    document's rows and heads as the caller's validation of the bundle read them
+    (``validate_bundle(folder, registry, evidence)``).
 
-    ``party`` maps a speaker (a player) to their character; ``rejections`` gives per lane
-    the count of rejected candidates by reason (counts only, never values); ``evidence``:
-    the evidence document's rows and heads as the caller's validation read them (then the
-    document is not read again: the same bytes)."""
+    ``party`` maps a player to their character (the speakers of the units are matched to
+    players by name key); ``rejections`` gives per lane the count of rejected candidates by
+    reason (counts only, never values)."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
@@ -89,7 +85,8 @@ def write_report(
     out.write(page.head(shown_title))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
-    out.write(b',"party":' + _json(sorted((party or {}).items())))
+    characters = speaker_characters(party or {}, evidence.speakers)
+    out.write(b',"characters":' + _json(characters))
     shown_rejections = None
     if rejections is not None:
         shown_rejections = {
@@ -108,14 +105,9 @@ def write_report(
         header = read_header(path)
         out.write(b'{"window_units":' + _json(header.window_units))
         out.write(b',"lanes":' + _json(header.lanes) + b',"units":[')
-        heads: list[tuple[int, int, list[Reference]]] = []
-        if evidence is not None:
-            evidence.copy_rows(out)
-            heads, unit_count = evidence.heads, evidence.rows
-        else:
-            unit_count = _read_units(path, out, heads)
-        context_count = len(heads)
-        out.write(b'],"contexts":' + _json(heads) + b"}")
+        evidence.copy_rows(out)
+        unit_count, context_count = evidence.rows, len(evidence.heads)
+        out.write(b'],"contexts":' + _json(evidence.heads) + b"}")
     out.write(b"}")
     out.write(page.tail())
     return ReportSummary(
@@ -126,28 +118,3 @@ def write_report(
         contexts=context_count,
         units=unit_count,
     )
-
-
-def _read_units(path: Path, out: IO[bytes], heads: list[tuple[int, int, list[Reference]]]) -> int:
-    """Write the rows of the evidence document at ``path``, read again, and add each
-    context's head to ``heads``; the count of rows."""
-    unit_count = 0
-    batch: list[UnitRow] = []
-    with contexts(path) as walk:
-        for head, rows in walk:
-            first = unit_count
-            for row in rows:
-                batch.append(row)
-                unit_count += 1
-                if len(batch) == _BATCH:
-                    _write_units(out, batch, first=unit_count == _BATCH)
-                    batch = []
-            heads.append((first, unit_count - first, head.references))
-    if batch:
-        _write_units(out, batch, first=unit_count == len(batch))
-    return unit_count
-
-
-def _write_units(out: IO[bytes], batch: list[UnitRow], *, first: bool) -> None:
-    listed = _json(batch)
-    out.write((b"" if first else b",") + listed[1:-1])
