@@ -38,6 +38,7 @@ from streamer.extraction.transport import ChatTransport, Sleep
 from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.kinds.extraction import RulesContext
+from streamer.framework.party import Party
 from streamer.framework.safe_text import quoted, shown_path
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
@@ -185,10 +186,10 @@ def _rules_context(
     ``pipeline.normalization.glossary``): its ``party`` as speaker -> character (or
     ``party`` when given), its ``names`` and its alias sections; empty without one."""
     if glossary is None and config.normalization.glossary is None:
-        return RulesContext(dict(party or {}))
+        return RulesContext(Party(party or {}))
     terms = glossary_of(config, glossary)
     return RulesContext(
-        dict(party_of(terms) if party is None else party),
+        party_of(terms) if party is None else Party(party),
         dict(terms.names.items()),
         {section: dict(names.items()) for section, names in terms.aliases.items()},
     )

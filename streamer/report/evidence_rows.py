@@ -4,34 +4,40 @@ report of a valid bundle is then written from them, without reading the document
 
 The rows are written as the page embeds them (``script_safe`` JSON, comma-separated) to a
 spool (in memory up to 1 MiB, then a temporary file); only the contexts' references are
-kept, as ``evidence_stream`` keeps them. ``close()`` it.
+kept, as ``evidence_stream`` keeps them. ``close()`` it. The speakers seen give the page
+its party (``page_party``).
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from pathlib import Path
 from typing import IO, Any
 
 import orjson
 from msgspec import UNSET
 
+from streamer.framework.party import Party
 from streamer.framework.source.unit import SourceUnit
+from streamer.output import evidence_context
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_stream import Reference, UnitRow
+from streamer.report.evidence_stream import Reference, UnitRow, speakers
 
 SPOOL_IN_MEMORY = 1 << 20
 
 
 class EvidenceRows:
     """What the page shows of an evidence document: ``heads`` (each context's first row,
-    its row count and its references) and the rows, spooled (``copy_rows``)."""
+    its row count and its references), the rows, spooled (``copy_rows``), and their
+    ``speakers`` (as written)."""
 
     def __init__(self) -> None:
         self._spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)  # noqa: SIM115
         self.rows = 0
         self.heads: list[tuple[int, int, list[Reference]]] = []
         self._counted = 0  # the rows of the contexts in ``heads``
+        self.speakers: set[str] = set()
 
     def units(self, units: list[SourceUnit], /) -> None:
         rows: list[UnitRow] = []
@@ -41,6 +47,8 @@ class EvidenceRows:
                 rows.append((unit.unit_id, unit.kind, unit.text, None, None, None))
                 continue
             speaker, start, end = metadata.speaker, metadata.start_ms, metadata.end_ms
+            if speaker is not UNSET:
+                self.speakers.add(speaker)
             rows.append(
                 (
                     unit.unit_id,
@@ -74,3 +82,21 @@ class EvidenceRows:
 
     def close(self) -> None:
         self._spool.close()
+
+
+def page_party(
+    party: Party | None, evidence: EvidenceRows | None, folder: Path, index: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """The page's party: (speaker, character) for every player and every speaker of the
+    evidence's units (as written) the party knows, by name key (``Party.as_written``), so
+    that the page looks a unit's speaker up exactly. The speakers are ``evidence``'s, else
+    read from the bundle in ``folder`` (``index``: its ``index.json``) when there is a
+    party."""
+    if not party:
+        return []
+    descriptor = index.get(evidence_context.DESCRIPTOR)
+    if evidence is not None:
+        return party.as_written(evidence.speakers)
+    if descriptor is None:
+        return party.as_written(())
+    return party.as_written(speakers(folder / descriptor["file"]))

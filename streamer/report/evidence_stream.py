@@ -113,6 +113,13 @@ def contexts(
         yield walk()
 
 
+def speakers(path: Path, buffer_size: int = DEFAULT_BUFFER_SIZE) -> set[str]:
+    """The speakers of the evidence document's units, as written (one pass)."""
+    with path.open("rb") as file:
+        found = ijson.items(file, "contexts.item.units.item.metadata.speaker", buf_size=buffer_size)
+        return set(found)
+
+
 def session_units(chunk_map: Path, buffer_size: int = DEFAULT_BUFFER_SIZE) -> int | None:
     """The source document's unit count, from its (validated) chunk map: chunk ``k`` starts
     at unit ``k * (max_units - overlap_units)``; ``None`` for a map without chunks."""

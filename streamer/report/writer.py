@@ -4,7 +4,8 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
 
     {"title": ..., "source": {"document_id", "semantic_digest"},
      "session_units": the source document's unit count (from the chunk map), or null,
-     "party": [[player, character], ...] (the speakers' characters, may be empty),
+     "party": [[speaker, character], ...] (``evidence_rows.page_party``: the page looks a
+              unit's speaker up exactly; may be empty),
      "rejections": null when not given, else {lane_id: {reason: count}},
      "lanes": [lane tables, in index.json order],
      "evidence": null when the bundle has no evidence context, else
@@ -27,11 +28,12 @@ from typing import IO, Any
 import orjson
 
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.party import Party
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_rows import EvidenceRows
+from streamer.report.evidence_rows import EvidenceRows, page_party
 from streamer.report.evidence_stream import (
     Reference,
     UnitRow,
@@ -70,13 +72,13 @@ def write_report(
     out: IO[bytes],
     *,
     title: str | None = None,
-    party: Mapping[str, str] | None = None,
+    party: Party | None = None,
     rejections: Mapping[str, Mapping[str, int]] | None = None,
     evidence: EvidenceRows | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` (validated by the caller) to ``out``.
 
-    ``party`` maps a speaker (a player) to their character; ``rejections`` gives per lane
+    ``party`` gives a speaker (a player) their character; ``rejections`` gives per lane
     the count of rejected candidates by reason (counts only, never values); ``evidence``:
     the evidence document's rows and heads as the caller's validation read them (then the
     document is not read again: the same bytes)."""
@@ -89,7 +91,7 @@ def write_report(
     out.write(page.head(shown_title))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
-    out.write(b',"party":' + _json(sorted((party or {}).items())))
+    out.write(b',"party":' + _json(page_party(party, evidence, folder, index)))
     shown_rejections = None
     if rejections is not None:
         shown_rejections = {
