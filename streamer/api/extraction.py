@@ -49,6 +49,17 @@ CACHE_FOLDER = ".cache"
 
 
 @dataclass(frozen=True)
+class LaneFailure:
+    """A lane that failed: its first failed chunk, why (content-safe), and how to fix it
+    when that is known."""
+
+    lane_id: str
+    chunk_id: str
+    reason: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
 class ExtractResult:
     """What an extraction run did, lane by lane (``receipt()`` is the CLI's stdout)."""
 
@@ -63,17 +74,24 @@ class ExtractResult:
         return tuple(lane["lane_id"] for lane in self.lanes if lane["status"] == "failed")
 
     @property
+    def lane_failures(self) -> tuple[LaneFailure, ...]:
+        """Each failed lane with its first failed chunk, in the lanes' order."""
+        return tuple(
+            LaneFailure(
+                lane["lane_id"], failure["chunk_id"], failure["reason"], failure.get("hint")
+            )
+            for lane in self.lanes
+            for failure in lane["failures"][:1]
+        )
+
+    @property
     def failures(self) -> tuple[str, ...]:
         """One error line per failed lane (its first failed chunk), as the CLI prints it."""
-        lines = []
-        for lane in self.lanes:
-            for failure in lane["failures"][:1]:
-                hint = f" (hint: {failure['hint']})" if "hint" in failure else ""
-                lines.append(
-                    f"lane {lane['lane_id']} failed, no candidates file: "
-                    f"{failure['chunk_id']}: {failure['reason']}{hint}"
-                )
-        return tuple(lines)
+        return tuple(
+            f"lane {failed.lane_id} failed, no candidates file: {failed.chunk_id}: "
+            f"{failed.reason}" + ("" if failed.hint is None else f" (hint: {failed.hint})")
+            for failed in self.lane_failures
+        )
 
     @property
     def exit_status(self) -> ExitStatus:
