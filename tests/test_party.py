@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from streamer import api
@@ -63,11 +64,21 @@ def test_extraction_normalization_and_the_report_resolve_a_speaker_alike(
         unit(unit_id, "I cast Shield.", speaker=speaker)
         for unit_id, speaker in zip(ids, SPEAKERS, strict=True)
     ]
-    lanes = {"lanes": [{"id": "spells", "artifact_kind": KIND_OF_LANE["spells"]}]}
-    case = write_case(tmp_path / "case", doc_units, {}, config={"pipeline": lanes})
+    # extraction: the rules' caster of a first-person cast is the speaker's character
+    pipeline = {
+        "lanes": [{"id": "spells", "artifact_kind": KIND_OF_LANE["spells"]}],
+        "extraction": {"engine": "rules"},
+    }
+    case = write_case(tmp_path / "case", doc_units, {}, config={"pipeline": pipeline})
     config = api.load_config(case.config)
-    # extraction's rules context, from the glossary as api.extract reads it
-    context = RulesContext(party_of(glossary_of(config, glossary)))
+    api.extract(config, case.source, tmp_path / "extracted", glossary=glossary)
+    lines = (tmp_path / "extracted" / "spells.jsonl").read_bytes().splitlines()[1:]
+    casters = {
+        item["record"]["source_refs"][0]["start_unit_id"]: item["record"]["caster"]
+        for item in map(orjson.loads, lines)
+    }
+    assert [casters.get(unit_id) for unit_id in ids] == ["Vex'ahlia"] * 4 + [None]
+    context = RulesContext(party_of(glossary_of(config, glossary)))  # as api.extract makes it
     assert [context.character_of(speaker) for speaker in SPEAKERS] == ["Vex'ahlia"] * 4 + [None]
 
     # normalization: the caster is said in the first person by the speaker playing them
