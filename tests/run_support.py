@@ -77,10 +77,10 @@ class StageCalls:
         monkeypatch.setattr(stages, "STAGES", tuple(patched))
 
 
-def _counted(stage: stages.Stage, counter: StageCalls) -> stages.Stage:
-    original: Callable[[stages.RunPlan], dict[str, Any]] = stage.run
+def _counted(stage: stages.Stage[Any], counter: StageCalls) -> stages.Stage[Any]:
+    original: Callable[[stages.RunPlan], Any] = stage.run
 
-    def run(plan: stages.RunPlan) -> dict[str, Any]:
+    def run(plan: stages.RunPlan) -> Any:
         counter.calls[stage.name] += 1
         if counter.fail_in == stage.name:
             raise KeyboardInterrupt

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.framework.errors import ConfigurationError, InputError
-from streamer.report.characters import speaker_characters
+from streamer.framework.party import Party
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_stream import read_header
 from tests.report_support import (
@@ -330,15 +330,19 @@ def test_the_page_s_evidence_is_what_validation_read_of_the_document(
 
 
 def test_speakers_get_the_character_of_the_player_with_their_name_key() -> None:
-    party = {"Laura": "Vex'ahlia", "  sam ": "Scanlan", "O\u2019BRIEN": "Pike", "Orion": "Tiberius"}
-    speakers = ["LAURA", "SAM", "MATT", "LAURA", "o'brien", "laura"]
-    assert speaker_characters(party, speakers) == [
-        ["LAURA", "Vex'ahlia"],
-        ["SAM", "Scanlan"],
-        ["laura", "Vex'ahlia"],
-        ["o'brien", "Pike"],
+    party = Party({"Laura": "Vex'ahlia", "Sam": "Scanlan", "O\u2019BRIEN": "Pike", "Orion": "Tiberius"})
+    speakers = ["LAURA", "SAM", "MATT", "LAURA", "o'brien", "laura", None]
+    assert party.as_written(speakers) == [
+        ("LAURA", "Vex'ahlia"),
+        ("Laura", "Vex'ahlia"),
+        ("O\u2019BRIEN", "Pike"),
+        ("Orion", "Tiberius"),
+        ("SAM", "Scanlan"),
+        ("Sam", "Scanlan"),
+        ("laura", "Vex'ahlia"),
+        ("o'brien", "Pike"),
     ]
-    assert speaker_characters({}, speakers) == [] and speaker_characters(party, []) == []
+    assert Party().as_written(speakers) == []
 
 
 def test_the_page_gets_each_speaker_s_character_as_the_units_write_the_speaker(

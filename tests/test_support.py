@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from streamer import api
 from streamer.framework.kinds.normalization import NormalizationSpec
+from streamer.framework.party import Party
 from streamer.normalization.collapse import Ref
 from streamer.normalization.names import Names
 from streamer.normalization.support import CitedUnit, Support, says
@@ -490,7 +491,7 @@ def test_the_check_agrees_with_a_brute_force_reference(texts: list[str], value: 
     units = [CitedUnit(text, None) for text in texts]
     ids = [f"u{position}" for position in range(len(texts))]
     spec = NormalizationSpec(id_prefix="scene", textual_members=("location",))
-    support = Support(spec, Names(), {})
+    support = Support(spec, Names(), Party())
     whole = Ref(0, len(texts) - 1, ids[0], ids[-1])
     alone = [Ref(p, p, unit_id, unit_id) for p, unit_id in enumerate(ids)]
     for ref_ in [whole, *alone]:
@@ -530,7 +531,7 @@ def test_the_value_as_a_candidate_gave_it_is_a_spelling_of_its_canonical_value()
     spec = NormalizationSpec(
         id_prefix="spell", catalogs={"spell": _Zaps()}, textual_members=("spell",)
     )
-    support = Support(spec, Names(), {})
+    support = Support(spec, Names(), Party())
     claim = {"spell": "Lightning Bolt"}
     support.expect(claim, [("u1", "u1")], {"spell": "The Big Zap Thing"})
     support.expect(claim, [("u2", "u2")], {"spell": "Lightning Bolt"})

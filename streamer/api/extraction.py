@@ -37,6 +37,7 @@ from streamer.extraction.transport import ChatTransport
 from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
 from streamer.framework.kinds.extraction import RulesContext
+from streamer.framework.party import Party
 from streamer.framework.safe_text import quoted, shown_path
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
@@ -44,6 +45,17 @@ from streamer.normalization.glossary import party_of
 from streamer.output.publication import DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"
+
+
+@dataclass(frozen=True)
+class LaneFailure:
+    """A lane that failed: its first failed chunk, why (content-safe), and how to fix it
+    when that is known."""
+
+    lane_id: str
+    chunk_id: str
+    reason: str
+    hint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,17 +73,24 @@ class ExtractResult:
         return tuple(lane["lane_id"] for lane in self.lanes if lane["status"] == "failed")
 
     @property
+    def lane_failures(self) -> tuple[LaneFailure, ...]:
+        """Each failed lane with its first failed chunk, in the lanes' order."""
+        return tuple(
+            LaneFailure(
+                lane["lane_id"], failure["chunk_id"], failure["reason"], failure.get("hint")
+            )
+            for lane in self.lanes
+            for failure in lane["failures"][:1]
+        )
+
+    @property
     def failures(self) -> tuple[str, ...]:
         """One error line per failed lane (its first failed chunk), as the CLI prints it."""
-        lines = []
-        for lane in self.lanes:
-            for failure in lane["failures"][:1]:
-                hint = f" (hint: {failure['hint']})" if "hint" in failure else ""
-                lines.append(
-                    f"lane {lane['lane_id']} failed, no candidates file: "
-                    f"{failure['chunk_id']}: {failure['reason']}{hint}"
-                )
-        return tuple(lines)
+        return tuple(
+            f"lane {failed.lane_id} failed, no candidates file: {failed.chunk_id}: "
+            f"{failed.reason}" + ("" if failed.hint is None else f" (hint: {failed.hint})")
+            for failed in self.lane_failures
+        )
 
     @property
     def exit_status(self) -> ExitStatus:
@@ -184,10 +203,10 @@ def _rules_context(
     ``pipeline.normalization.glossary``): its ``party`` as speaker -> character (or
     ``party`` when given), its ``names`` and its alias sections; empty without one."""
     if glossary is None and config.normalization.glossary is None:
-        return RulesContext(dict(party or {}))
+        return RulesContext(Party(party or {}))
     terms = glossary_of(config, glossary)
     return RulesContext(
-        dict(party_of(terms) if party is None else party),
+        party_of(terms) if party is None else Party(party),
         dict(terms.names.items()),
         {section: dict(names.items()) for section, names in terms.aliases.items()},
     )

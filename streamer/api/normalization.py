@@ -8,7 +8,7 @@ from __future__ import annotations
 import collections
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,17 +29,19 @@ from streamer.normalization.candidates import (
     candidates_path,
     read_candidates_file,
 )
-from streamer.normalization.glossary import PARTY, Glossary, load_glossary
+from streamer.normalization.glossary import Glossary, load_glossary, party_of
 from streamer.normalization.lanes import (
     Canonical,
+    Grounds,
+    LaneCandidates,
     LaneResult,
     cited,
     expect,
     glossary_lane,
+    glossary_records,
     normalize_lane,
     spec_of,
 )
-from streamer.normalization.names import name_key
 from streamer.normalization.rejections import rejection_lines
 from streamer.normalization.source_index import AcceptedIndex, SourceIndexTap
 from streamer.normalization.support import CitedRanges, Support
@@ -109,40 +111,90 @@ def normalize(
     ``output_dir``: ``<lane_id>.json`` per lane with an output and ``rejections.jsonl``,
     all of it or nothing.
 
-    Usage errors come first; then the glossary and every candidates file are read (a
-    header naming another lane or kind fails the run), then the source document once,
-    keeping only the chunks and unit positions the candidates name (and, for the support
-    check, the cited units); the headers must name that document. Rejected candidates are
-    reported through ``warn``, one line each. With ``pipeline.normalization.support: off``
-    nothing is checked against the cited text and ``normalization.json`` records it.
-    ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
-    again (the same bytes are published), and once extraction has indexed it, it is not
-    read whole: only the blocks holding the cited units (``AcceptedIndex``).
+    Usage errors come first; then the glossary (its party-roster lane's records checked
+    first, then its party: ``streamer.framework.party``) and every candidates file are
+    read (a header naming another lane or kind fails the run), then the source document
+    once, keeping only the chunks and unit positions the candidates name (and, for the
+    support check, the cited units); the headers must name that document. Rejected
+    candidates are reported through ``warn``, one line each. With
+    ``pipeline.normalization.support: off`` nothing is checked against the cited text and
+    ``normalization.json`` records it. ``source`` may be the ``AcceptedSource``
+    ``streamer run`` imported: it is not validated again (the same bytes are published),
+    and once extraction has indexed it, it is not read whole: only the blocks holding the
+    cited units (``AcceptedIndex``).
     """
     destination = Path(output_dir)
     check_output_dir(destination, force=force)
     run_lanes = effective_lanes(config, lanes)
+    directory = _candidates_folder(candidates_dir)
+    terms = glossary_of(config, glossary)
+    from_glossary = _glossary_records(config, run_lanes, terms)
+    strict = config.normalization.support == "strict"
+    read = _read_candidates(config, run_lanes, directory, terms, strict)
+    grounds = _source_pass(config, source, read, terms, buffer_size, progress)
+    _check_headers(read, grounds.document)
+    results = [_lane_result(config, lane_id, read, grounds, from_glossary) for lane_id in run_lanes]
+    files = _publish(destination, results, strict=strict, force=force)
+    missing = [result.lane_id for result in results if result.output is None]
+    if missing:
+        warn("lanes without candidates, without a normalized output: " + ", ".join(missing))
+    for result in results:
+        for rejection in result.rejections:
+            warn(rejection.warning())
+    document = grounds.document
+    return NormalizeResult(document.document_id, document.semantic_digest, tuple(results), files)
+
+
+def _candidates_folder(candidates_dir: str | os.PathLike[str]) -> Path:
     directory = Path(candidates_dir)
     if not directory.is_dir():
         raise ConfigurationError(
             f"candidates folder {shown_path(directory)} does not exist",
             hint="check --candidates-dir",
         )
-    terms = glossary_of(config, glossary)
-    strict = config.normalization.support == "strict"
-    party = {  # malformed entries are the party-roster lane's errors, reported there
-        name_key(entry["player"]): entry["character"]
-        for entry in terms.sections.get(PARTY, [])
-        if isinstance(entry, dict)
-        and isinstance(entry.get("player"), str)
-        and isinstance(entry.get("character"), str)
-    }
-    files: dict[str, CandidatesFile] = {}
-    # chunk ID -> the unit IDs its candidates cite (a list: ten thousand small sets would
-    # take twice the memory; an ID twice is looked up once)
-    cited_by_chunk: dict[str, list[str]] = {}
-    checks: dict[str, Support] = {}
-    canonical: dict[str, dict[int, Canonical]] = {}  # lane -> line -> what expect made
+    return directory
+
+
+def _glossary_records(
+    config: Configuration, run_lanes: Sequence[str], terms: Glossary
+) -> dict[str, tuple[Any, ...]]:
+    """The records of the run's lanes that come from a glossary section (the party
+    roster), checked by their kinds before anything else reads the section."""
+    records: dict[str, tuple[Any, ...]] = {}
+    for lane_id in run_lanes:
+        kind = config.lane(lane_id).kind
+        section = spec_of(kind).glossary_section
+        if section is not None and section in terms.sections:
+            records[lane_id] = glossary_records(kind, terms.sections[section], "glossary")
+    return records
+
+
+@dataclass
+class _Candidates:
+    """The candidates files of the run's lanes, read before the source pass, and what the
+    pass must keep for them."""
+
+    files: dict[str, CandidatesFile] = field(default_factory=dict)
+    cited_by_chunk: dict[str, list[str]] = field(default_factory=dict)
+    """chunk ID -> the unit IDs its candidates cite (a list: ten thousand small sets would
+    take twice the memory; an ID twice is looked up once)"""
+    checks: dict[str, Support] = field(default_factory=dict)
+    """lane -> its support check (strict support only)"""
+    canonical: dict[str, dict[int, Canonical]] = field(default_factory=dict)
+    """lane -> line -> what ``expect`` made"""
+
+
+def _read_candidates(
+    config: Configuration,
+    run_lanes: Sequence[str],
+    directory: Path,
+    terms: Glossary,
+    strict: bool,
+) -> _Candidates:
+    """Read each lane's candidates file; with ``strict`` support, tell each lane's check
+    what its candidates claim."""
+    party = party_of(terms)
+    read = _Candidates()
     for lane_id in run_lanes:
         kind = config.lane(lane_id).kind
         spec = spec_of(kind)
@@ -157,40 +209,41 @@ def normalize(
             continue
         if not path.exists():
             continue
-        file = read_candidates_file(path, lane_id, kind.name)
-        files[lane_id] = file
+        file = read.files[lane_id] = read_candidates_file(path, lane_id, kind.name)
         if strict:
-            checks[lane_id] = Support(spec, terms.names, party, terms.aliases)
+            check = read.checks[lane_id] = Support(spec, terms.names, party, terms.aliases)
+            made = read.canonical[lane_id] = {}
         for raw in file.candidates:
             ids, chunk_id = cited(raw, kind)
-            cited_by_chunk.setdefault(chunk_id, []).extend(ids)
+            read.cited_by_chunk.setdefault(chunk_id, []).extend(ids)
             if strict:
-                made = expect(raw, kind, terms.names, checks[lane_id], terms.aliases)
-                canonical.setdefault(lane_id, {})[raw.line] = made
-    cited_ranges = CitedRanges(checks.values())
-    index: SourceIndexTap | AcceptedIndex
+                made[raw.line] = expect(raw, kind, terms.names, check, terms.aliases)
+    return read
+
+
+def _source_pass(
+    config: Configuration,
+    source: Source | AcceptedSource,
+    read: _Candidates,
+    terms: Glossary,
+    buffer_size: int,
+    progress: Progress | None,
+) -> Grounds:
+    """Read the source document once for the chunks and units the candidates name (and
+    the ranges the support checks cite): from the blocks ``streamer run``'s extraction
+    indexed (``_accepted_index``), else by a pass over the document."""
+    cited_ranges = CitedRanges(read.checks.values())
     if isinstance(source, AcceptedSource) and source.index is not None and source.index.complete:
-        # streamer run, after its extraction indexed the document: only the blocks that
-        # hold cited units are read
-        index = AcceptedIndex(
-            UnitsByPosition(source),
-            config.chunking.max_units,
-            config.chunking.overlap_units,
-            cited_by_chunk,
-            cited_ranges.ranges,
-            cited_ranges.read,
+        index: SourceIndexTap | AcceptedIndex = _accepted_index(
+            config, source, read, cited_ranges, progress
         )
         identity = source.identity
-        source.index.positions.update(index.positions)  # for the bundle stage after it
-        if progress is not None:
-            size = source.path.stat().st_size
-            progress(size, size)
     else:
         index = SourceIndexTap(
             config.chunking.max_units,
             config.chunking.overlap_units,
-            set(cited_by_chunk),
-            {unit_id for ids in cited_by_chunk.values() for unit_id in ids},
+            set(read.cited_by_chunk),
+            {unit_id for ids in read.cited_by_chunk.values() for unit_id in ids},
             cited_ranges.ranges,
             cited_ranges.read,
         )
@@ -201,7 +254,38 @@ def normalize(
             collections.deque(batches, maxlen=0)
             identity = identity_of()
     document = DocumentSource(identity.document_id, identity.semantic_digest)
-    for file in files.values():
+    return Grounds(document, index.chunks, index.positions, terms.names, terms.aliases)
+
+
+def _accepted_index(
+    config: Configuration,
+    source: AcceptedSource,
+    read: _Candidates,
+    cited_ranges: CitedRanges,
+    progress: Progress | None,
+) -> AcceptedIndex:
+    """``streamer run``, after its extraction indexed the document: only the blocks that
+    hold cited units are read. The positions found are left in the source's index, for
+    the bundle stage after this one."""
+    assert source.index is not None
+    index = AcceptedIndex(
+        UnitsByPosition(source),
+        config.chunking.max_units,
+        config.chunking.overlap_units,
+        read.cited_by_chunk,
+        cited_ranges.ranges,
+        cited_ranges.read,
+    )
+    source.index.positions.update(index.positions)
+    if progress is not None:
+        size = source.path.stat().st_size
+        progress(size, size)
+    return index
+
+
+def _check_headers(read: _Candidates, document: DocumentSource) -> None:
+    """Every candidates file names the source document, in this version."""
+    for file in read.files.values():
         where = f"candidates {file.name} line 1"
         if file.header.document_id != document.document_id:
             raise InputError(f"{where}: $.source.document_id does not name the source document")
@@ -210,30 +294,35 @@ def normalize(
                 f"{where}: $.source.semantic_digest is not the source document's",
                 hint="the candidates were extracted from another version of the document",
             )
-    results: list[LaneResult] = []
-    for lane_id in run_lanes:
-        kind = config.lane(lane_id).kind
-        spec = spec_of(kind)
-        if lane_id in files:
-            results.append(
-                normalize_lane(
-                    lane_id,
-                    kind,
-                    files[lane_id],
-                    document,
-                    index.chunks,
-                    index.positions,
-                    terms.names,
-                    checks.get(lane_id),
-                    terms.aliases,
-                    canonical.get(lane_id),
-                )
-            )
-        elif spec.glossary_section is not None and spec.glossary_section in terms.sections:
-            section = terms.sections[spec.glossary_section]
-            results.append(glossary_lane(lane_id, kind, section, document, "glossary"))
-        else:
-            results.append(LaneResult(lane_id))
+
+
+def _lane_result(
+    config: Configuration,
+    lane_id: str,
+    read: _Candidates,
+    grounds: Grounds,
+    from_glossary: dict[str, tuple[Any, ...]],
+) -> LaneResult:
+    """One lane's result: from its candidates, else from its glossary section, else none."""
+    kind = config.lane(lane_id).kind
+    if lane_id in read.files:
+        lane = LaneCandidates(
+            lane_id,
+            kind,
+            read.files[lane_id],
+            read.checks.get(lane_id),
+            read.canonical.get(lane_id),
+        )
+        return normalize_lane(lane, grounds)
+    if lane_id in from_glossary:
+        return glossary_lane(lane_id, kind, from_glossary[lane_id], grounds.document)
+    return LaneResult(lane_id)
+
+
+def _publish(
+    destination: Path, results: list[LaneResult], *, strict: bool, force: bool
+) -> tuple[str, ...]:
+    """Publish each lane's output and the rejections (all of it or nothing); the files."""
     rejections = [rejection for result in results for rejection in result.rejections]
     with staged_bundle(destination, force=force) as staged:
         for result in results:
@@ -243,11 +332,4 @@ def normalize(
         staged.write(REJECTIONS_FILE, rejection_lines(rejections))
         if not strict:
             staged.write(PROVENANCE_FILE, orjson.dumps({"support": "off"}) + b"\n")
-    missing = [result.lane_id for result in results if result.output is None]
-    if missing:
-        warn("lanes without candidates, without a normalized output: " + ", ".join(missing))
-    for rejection in rejections:
-        warn(rejection.warning())
-    return NormalizeResult(
-        document.document_id, document.semantic_digest, tuple(results), tuple(sorted(staged.files))
-    )
+    return tuple(sorted(staged.files))

@@ -16,6 +16,7 @@ from streamer.api.outputs import WriteTarget, check_output_destination, publish_
 from streamer.api.validation import validate_bundle
 from streamer.framework.errors import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.party import Party
 from streamer.framework.safe_text import shown_path
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
@@ -69,16 +70,16 @@ def _glossary_sections(registry: ArtifactKindRegistry) -> set[str]:
     }
 
 
-def glossary_party(path: str | os.PathLike[str], registry: ArtifactKindRegistry) -> dict[str, str]:
-    """The glossary's ``party`` as player -> character (empty without one)."""
+def glossary_party(path: str | os.PathLike[str], registry: ArtifactKindRegistry) -> Party:
+    """The glossary's ``party`` (empty without one)."""
     return party_of(load_glossary(Path(path), _glossary_sections(registry)))
 
 
-def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> dict[str, str]:
+def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> Party:
     """The party of a (valid) bundle's party-roster lane (a kind whose records come from
-    the glossary's ``party``), player -> character; empty when none is published."""
+    the glossary's ``party``); empty when none is published."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
-    party: dict[str, str] = {}
+    pairs: list[tuple[str, str]] = []
     for descriptor in index["lanes"]:
         name = descriptor["artifact_kind"]
         if name not in registry:
@@ -87,10 +88,9 @@ def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> dict[str, str]
         if spec is None or spec.glossary_section != PARTY:
             continue
         records: list[Any] = orjson.loads((folder / descriptor["file"]).read_bytes())["records"]
-        for record in records:
-            if isinstance(record.get("player"), str) and isinstance(record.get("character"), str):
-                party[record["player"]] = record["character"]
-    return party
+        where = f"{descriptor['file']}: $.records"
+        pairs.extend(Party.of_records(records, where, InputError).items())
+    return Party(pairs)
 
 
 def report(

@@ -21,31 +21,32 @@ removes it when the run ends, however it ends.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from streamer.api import stages
+from streamer.api.bundles import BundleResult
 from streamer.api.config import effective_config
-from streamer.api.extraction import check_extraction
+from streamer.api.extraction import LaneFailure, check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
+from streamer.api.run_failure import WORK_SUFFIX, after_failure, with_note, work_output
 from streamer.api.run_options import Progress
+from streamer.api.run_publication import Digests, publish_bundle, publish_report
 from streamer.api.stages import (
     BUNDLE,
     CANDIDATES,
-    IMPORT,
     LANES,
     REPORT,
     RunPlan,
     Stage,
     extracted_lanes,
 )
-from streamer.api.transcripts import default_document_id
+from streamer.api.transcripts import ImportResult, default_document_id
 from streamer.api.work_folder import (
     RECORD_VERSION,
     StageRecord,
@@ -54,21 +55,16 @@ from streamer.api.work_folder import (
     value_digest,
 )
 from streamer.configuration import Configuration
-from streamer.framework.errors import ConfigurationError, ExitStatus, StreamerError
+from streamer.framework.errors import ConfigurationError, ExitStatus
 from streamer.framework.safe_text import shown_path
 from streamer.importers.detection import detect_format
 from streamer.importers.formats import FORMATS, ImportOptions, check_options
 from streamer.output.bundle_documents import INDEX_FILE
-from streamer.output.bundle_publication import (
-    check_destination,
-    publisher_lock,
-    publishing,
-    staged_bundle,
-)
-from streamer.output.publication import DIRECTORY_MODE
+from streamer.output.bundle_publication import check_destination, publisher_lock
 
-WORK_SUFFIX = ".work"
 REPORT_SUFFIX = ".html"
+
+R = TypeVar("R")
 
 
 def work_folder_of(output: Path) -> Path:
@@ -82,14 +78,18 @@ def report_path_of(output: Path) -> Path:
 
 
 @dataclass(frozen=True)
-class StageOutcome:
+class StageOutcome(Generic[R]):
     """What one stage did in this run: ``ran``, or ``skipped`` (unchanged since it last
-    completed)."""
+    completed). ``counts``: what its record keeps (the receipt's); ``result``: its typed
+    result (``Stage.run``'s), or for a stage skipped the one its record restores, or
+    ``None``; ``failures``: the lanes that failed in it."""
 
     stage: str
     status: str
     seconds: float
     counts: dict[str, Any]
+    result: R | None = None
+    failures: tuple[LaneFailure, ...] = ()
 
     def receipt(self) -> dict[str, Any]:
         return {
@@ -102,46 +102,36 @@ class StageOutcome:
 
 @dataclass(frozen=True)
 class RunResult:
-    """What ``run`` did and published."""
+    """What ``run`` did and published: ``bundled``, what the bundle stage published."""
 
     document_id: str
     semantic_digest: str
     output: Path
     report: Path
-    stages: tuple[StageOutcome, ...]
-
-    def _counts(self, stage: str) -> dict[str, Any]:
-        return next(outcome.counts for outcome in self.stages if outcome.stage == stage)
+    stages: tuple[StageOutcome[Any], ...]
+    bundled: BundleResult
 
     @property
     def normalized_lanes(self) -> int:
         """Lane payloads in the bundle (never the chunk map or the evidence context)."""
-        return int(self._counts("bundle")["normalized_lanes"])
+        return self.bundled.normalized_lanes
 
     @property
     def files(self) -> tuple[str, ...]:
-        return tuple(self._counts("bundle")["files"])
+        return self.bundled.files
 
     @property
     def failures(self) -> tuple[str, ...]:
         """One content-safe line per lane that failed in a stage (extraction: a chunk that
         could not be answered). Such a lane is absent from the published bundle, the stage
         kept no record, and the rerun tries it again; ``streamer run`` exits 4."""
-        lines = []
-        for outcome in self.stages:
-            failed = set(outcome.counts.get("failed_lanes", ()))
-            if not failed:
-                continue
-            for lane in outcome.counts["lanes"]:
-                if lane.get("lane_id") not in failed:
-                    continue
-                first = next(iter(lane.get("failures") or [{}]))
-                where = f" ({first['chunk_id']}: {first['reason']})" if "reason" in first else ""
-                lines.append(
-                    f"lane {lane['lane_id']} failed in {outcome.stage}{where}; the bundle was "
-                    "published without it (hint: run again: only what is missing is redone)"
-                )
-        return tuple(lines)
+        return tuple(
+            f"lane {failed.lane_id} failed in {outcome.stage} ({failed.chunk_id}: "
+            f"{failed.reason}); the bundle was published without it (hint: run again: only "
+            "what is missing is redone)"
+            for outcome in self.stages
+            for failed in outcome.failures
+        )
 
     @property
     def exit_status(self) -> ExitStatus:
@@ -159,21 +149,6 @@ class RunResult:
             "report": self.report.name,
             "stages": [outcome.receipt() for outcome in self.stages],
         }
-
-
-class _Digests:
-    """Digests of the files and folders a run reads, computed once unless rewritten."""
-
-    def __init__(self) -> None:
-        self._known: dict[Path, str] = {}
-
-    def of(self, path: Path) -> str:
-        if path not in self._known:
-            self._known[path] = tree_digest(path)
-        return self._known[path]
-
-    def set(self, path: Path, digest: str) -> None:
-        self._known[path] = digest
 
 
 def _check_transcript(
@@ -239,7 +214,22 @@ def _check_destinations(output: Path, report: Path, work: WorkFolder, *, force: 
         )
 
 
-def _run_stage(stage: Stage, plan: RunPlan, known: _Digests) -> StageOutcome:
+def _skipped(
+    stage: Stage[R], plan: RunPlan, record: StageRecord, start: float
+) -> StageOutcome[R] | None:
+    """The outcome of a stage its record matches, with its result restored from the
+    record's counts when the run needs it (``Stage.restore``); ``None`` when they do not
+    restore it: such a record is as one unread, the stage runs again."""
+    result: R | None = None
+    if stage.restore is not None:
+        try:
+            result = stage.restore(plan, record.counts)
+        except (KeyError, TypeError, ValueError):
+            return None
+    return StageOutcome(stage.name, "skipped", time.monotonic() - start, record.counts, result)
+
+
+def _run_stage(stage: Stage[R], plan: RunPlan, known: Digests) -> StageOutcome[R]:
     start = time.monotonic()
     work = plan.work
     inputs = {name: known.of(path) for name, path in stage.inputs(plan).items()}
@@ -251,56 +241,44 @@ def _run_stage(stage: Stage, plan: RunPlan, known: _Digests) -> StageOutcome:
         and record.configuration == configuration
         and all(known.of(plan.path(name)) == record.outputs.get(name) for name in stage.outputs)
     ):
-        return StageOutcome(stage.name, "skipped", time.monotonic() - start, record.counts)
+        skipped = _skipped(stage, plan, record, start)
+        if skipped is not None:
+            return skipped
     work.forget(stage.name)
-    counts = stage.run(plan)
+    result = stage.run(plan)
+    counts = stage.counts(result)
+    failures = stage.failures(result)
     outputs = {}
     for name in stage.outputs:
         outputs[name] = tree_digest(plan.path(name))
         known.set(plan.path(name), outputs[name])
     seconds = time.monotonic() - start
-    if not counts.get("failed_lanes"):
+    if not failures:
         # A stage that completed in part keeps no record: the rerun tries it again.
         work.write_record(
             StageRecord(RECORD_VERSION, stage.name, inputs, configuration, outputs, counts, seconds)
         )
-    return StageOutcome(stage.name, "ran", seconds, counts)
+    return StageOutcome(stage.name, "ran", seconds, counts, result, failures)
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
-
-
-def _publish_bundle(built: Path, output: Path, known: _Digests) -> None:
-    if os.path.lexists(output) and tree_digest(output) == known.of(built):
-        return
-    with (
-        publishing(output, force=True, marker=INDEX_FILE),
-        staged_bundle(output, force=True) as staged,
-    ):
-        for path in sorted(built.rglob("*")):
-            relative = path.relative_to(built).as_posix()
-            if path.is_dir():
-                os.mkdir(staged.folder / relative, DIRECTORY_MODE)
-            else:
-                _link_or_copy(path, staged.folder / relative)
-                staged.files.append(relative)
-
-
-def _publish_report(built: Path, report: Path, known: _Digests) -> None:
-    if report.is_file() and tree_digest(report) == known.of(built):
-        return
-    temporary = report.with_name(f".{report.name}.{os.getpid()}.partial")
-    try:
-        _link_or_copy(built, temporary)
-        os.replace(temporary, report)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+def _run_stages(
+    plan: RunPlan, known: Digests, staged: StagedProgress | None
+) -> tuple[tuple[StageOutcome[Any], ...], BundleResult]:
+    """Every stage in turn (the later ones read the document the import accepted); their
+    outcomes and what the bundle stage published."""
+    outcomes: list[StageOutcome[Any]] = []
+    bundled: BundleResult | None = None
+    for number, stage in enumerate(stages.STAGES, start=1):
+        if staged is not None:
+            staged.stage(stage.name, number, len(stages.STAGES))
+        outcome = _run_stage(stage, plan, known)
+        if isinstance(outcome.result, ImportResult):
+            plan.accept(outcome.result)
+        elif isinstance(outcome.result, BundleResult):
+            bundled = outcome.result
+        outcomes.append(outcome)
+    assert bundled is not None, "the bundle stage restores its result when skipped"
+    return tuple(outcomes), bundled
 
 
 @runtime_checkable
@@ -313,68 +291,6 @@ class StagedProgress(Protocol):
     def stage(self, name: str, number: int, count: int, /) -> None: ...
 
     def chunk(self, lane_id: str, done: int, total: int, /) -> None: ...
-
-
-class WorkKept:
-    """What a failed or interrupted run left behind, for its message: ``None`` when nothing
-    was kept, else the work folder (as the user named the output) and its size."""
-
-    def __init__(self, folder: str, size: int) -> None:
-        self.folder = folder
-        self.size = size
-
-    def note(self) -> str:
-        return (
-            f"nothing published; kept {self.folder} ({_size(self.size)}, a copy of the "
-            "transcript) to resume: run the same command again, or add --clean to remove it"
-        )
-
-
-def _size(size: int) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1000  # type: ignore[assignment]
-    raise AssertionError  # pragma: no cover
-
-
-def folder_size(folder: Path) -> int:
-    """The bytes of the files under ``folder``."""
-    total = 0
-    for child in folder.rglob("*"):
-        with contextlib.suppress(OSError):
-            if child.is_file() and not child.is_symlink():
-                total += child.stat().st_size
-    return total
-
-
-def _work_output(output: str | os.PathLike[str]) -> str:
-    """The work folder's path as the user named the output (``out/s`` -> ``out/s.work``)."""
-    return os.fspath(output).rstrip("/") + WORK_SUFFIX
-
-
-def _after_failure(
-    work: WorkFolder, output: str | os.PathLike[str], *, clean: bool
-) -> WorkKept | None:
-    """Remove the work folder when nothing in it can be resumed (no stage completed), or
-    when ``clean``; else say what is kept."""
-    completed = any(work.record(stage.name) is not None for stage in stages.STAGES)
-    if clean or not completed:
-        shutil.rmtree(work.root, ignore_errors=True)
-        return None
-    return WorkKept(shown_path(_work_output(output)), folder_size(work.root))
-
-
-def _with_note(error: BaseException, kept: WorkKept | None) -> None:
-    """Attach what was kept to the error the CLI prints: to a ``StreamerError``'s hint, to
-    an interruption as its note (``streamer: interrupted (...)``)."""
-    if kept is None:
-        return  # nothing kept: the CLI's line needs no more (an interruption says so)
-    note = kept.note()
-    if isinstance(error, StreamerError):
-        error.hint = note if error.hint is None else f"{error.hint}; {note}"
-    else:
-        error.add_note(note)
 
 
 def run(
@@ -420,7 +336,7 @@ def run(
     work = WorkFolder(work_folder_of(destination))
     report = report_path_of(destination)
     _check_destinations(destination, report, work, force=force)
-    work.create(CANDIDATES, LANES, given=_work_output(output))
+    work.create(CANDIDATES, LANES, given=work_output(output))
     plan = RunPlan(
         effective.path,
         config,
@@ -430,40 +346,26 @@ def run(
         run_lanes,
         work,
         warn,
+        progress=progress,
         import_options=options,
         config_text=effective.text,
     )
-    plan.progress = progress
     staged = progress if isinstance(progress, StagedProgress) else None
     if staged is not None:
         plan.chunk_progress = staged.chunk
-    known = _Digests()
+    known = Digests()
     try:
         # A second run of the same output waits for the first: they share the work folder.
         with publisher_lock(work.root):
-            outcomes = []
-            for number, stage in enumerate(stages.STAGES, start=1):
-                if staged is not None:
-                    staged.stage(stage.name, number, len(stages.STAGES))
-                outcome = _run_stage(stage, plan, known)
-                if stage.name == IMPORT:  # the later stages read what it accepted
-                    plan.accept(outcome.counts)
-                outcomes.append(outcome)
-            _publish_bundle(plan.path(BUNDLE), destination, known)
-            _publish_report(plan.path(REPORT), report, known)
+            outcomes, bundled = _run_stages(plan, known, staged)
+            publish_bundle(plan.path(BUNDLE), destination, known)
+            publish_report(plan.path(REPORT), report, known)
     except BaseException as error:
-        _with_note(error, _after_failure(work, output, clean=clean))
+        with_note(error, after_failure(work, output, clean=clean))
         raise
     finally:
         if plan.index is not None:
             plan.index.close()
     if clean:
         shutil.rmtree(work.root, ignore_errors=True)
-    imported = outcomes[0].counts
-    return RunResult(
-        document_id,
-        str(imported["semantic_digest"]),
-        destination,
-        report,
-        tuple(outcomes),
-    )
+    return RunResult(document_id, plan.semantic_digest, destination, report, outcomes, bundled)

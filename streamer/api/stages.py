@@ -2,8 +2,11 @@
 -> report.
 
 Each stage names its inputs (files or folders, compared by digest), its configuration
-(a JSON value, compared by digest), its outputs in the work folder, and the function that
-calls the stage's API function and returns its counts. ``streamer.api.runs`` walks the list.
+(a JSON value, compared by digest), its outputs in the work folder, the function that
+calls the stage's API function and returns its typed result (``ImportResult``,
+``ExtractResult``, ``NormalizeResult``, ``BundleResult``, ``ReportSummary``), and the
+counts its record and the run's receipt keep of that result (the only dicts).
+``streamer.api.runs`` walks the list.
 """
 
 from __future__ import annotations
@@ -13,22 +16,23 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from streamer import __version__
-from streamer.api.bundles import bundle
-from streamer.api.extraction import extract
+from streamer.api.bundles import BundleResult, bundle
+from streamer.api.extraction import ExtractResult, LaneFailure, extract
 from streamer.api.lanes import Warn
-from streamer.api.normalization import REJECTIONS_FILE, normalize
+from streamer.api.normalization import REJECTIONS_FILE, NormalizeResult, normalize
 from streamer.api.reports import report
 from streamer.api.run_options import Progress
-from streamer.api.transcripts import import_transcript
+from streamer.api.transcripts import ImportResult, import_transcript
 from streamer.api.work_folder import WorkFolder, file_digest, value_digest
 from streamer.configuration import Configuration
 from streamer.framework.source.accepted import AcceptedSource, UnitIndex
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.importers.formats import ImportOptions
 from streamer.output.publication import DIRECTORY_MODE
+from streamer.report import ReportSummary
 
 IMPORT = "import"
 SOURCE = "source.jsonl"
@@ -37,6 +41,8 @@ CACHE = "cache"
 LANES = "lanes"
 BUNDLE = "bundle"
 REPORT = "report.html"
+
+R = TypeVar("R")
 
 
 @dataclass
@@ -69,11 +75,11 @@ class RunPlan:
     def path(self, name: str) -> Path:
         return self.work.path(name)
 
-    def accept(self, counts: Mapping[str, Any]) -> None:
-        """The import stage completed with ``counts`` (in this run, or in the one whose
-        record matched): ``source.jsonl`` holds the bytes it accepted."""
+    def accept(self, imported: ImportResult) -> None:
+        """The import stage completed (in this run, or in the one whose record matched):
+        ``source.jsonl`` holds the bytes it accepted."""
         self.accepted = DocumentIdentity(
-            self.document_id, str(counts["semantic_digest"]), int(counts["units"])
+            self.document_id, imported.semantic_digest, imported.unit_count
         )
         if self.index is not None:
             self.index.close()
@@ -99,16 +105,33 @@ class RunPlan:
             )
         return self._config_digest
 
+    @property
+    def semantic_digest(self) -> str:
+        """The semantic digest of the source document the import accepted."""
+        assert self.accepted is not None, "the import stage comes first"
+        return self.accepted.semantic_digest
+
+
+def _no_failures(result: Any) -> tuple[LaneFailure, ...]:
+    return ()
+
 
 @dataclass(frozen=True)
-class Stage:
-    """One step of a run: what it reads, how it is configured, what it writes."""
+class Stage(Generic[R]):
+    """One step of a run: what it reads, how it is configured, what it writes; ``run``
+    gives its typed result, ``counts`` what its record and the run's receipt keep of it;
+    ``restore`` makes the result again from a record's counts, for a stage whose result
+    the run needs when it is skipped (the import's document, the bundle's files);
+    ``failures``: the lanes that failed in it (then it keeps no record)."""
 
     name: str
     inputs: Callable[[RunPlan], Mapping[str, Path]]
     configuration: Callable[[RunPlan], Any]
     outputs: tuple[str, ...]
-    run: Callable[[RunPlan], dict[str, Any]]
+    run: Callable[[RunPlan], R]
+    counts: Callable[[R], dict[str, Any]]
+    restore: Callable[[RunPlan, Mapping[str, Any]], R] | None = None
+    failures: Callable[[R], tuple[LaneFailure, ...]] = _no_failures
 
 
 def _configured(plan: RunPlan) -> dict[str, Any]:
@@ -140,9 +163,9 @@ def _import_configuration(plan: RunPlan) -> Any:
     return configuration
 
 
-def _import(plan: RunPlan) -> dict[str, Any]:
+def _import(plan: RunPlan) -> ImportResult:
     options = plan.import_options
-    result = import_transcript(
+    return import_transcript(
         plan.format_name,
         plan.transcript,
         document_id=plan.document_id,
@@ -153,7 +176,14 @@ def _import(plan: RunPlan) -> dict[str, Any]:
         speaker_carry=options.speaker_carry,
         progress=plan.progress,
     )
+
+
+def _import_counts(result: ImportResult) -> dict[str, Any]:
     return {"units": result.unit_count, "semantic_digest": result.semantic_digest}
+
+
+def _imported(plan: RunPlan, counts: Mapping[str, Any]) -> ImportResult:
+    return ImportResult(plan.document_id, str(counts["semantic_digest"]), int(counts["units"]))
 
 
 # -- extract --------------------------------------------------------------------------------
@@ -170,7 +200,7 @@ def extracted_lanes(config: Configuration, lanes: Sequence[str]) -> list[str]:
     return [lane for lane in lanes if config.lane(lane).kind.extraction is not None]
 
 
-def _extract(plan: RunPlan) -> dict[str, Any]:
+def _extract(plan: RunPlan) -> ExtractResult:
     # The stage owns the folder: a lane of an earlier run (or one that fails now) leaves no
     # stale candidates behind. The answers stay in the cache beside it.
     candidates = plan.path(CANDIDATES)
@@ -178,8 +208,8 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
     os.mkdir(candidates, DIRECTORY_MODE)
     lanes = extracted_lanes(plan.config, plan.lanes)
     if not lanes:
-        return {"chunks": 0, "lanes": [], "failed_lanes": []}
-    result = extract(
+        return ExtractResult(plan.document_id, plan.semantic_digest, 0, (), ())
+    return extract(
         plan.config,
         plan.source(),
         candidates,
@@ -187,12 +217,18 @@ def _extract(plan: RunPlan) -> dict[str, Any]:
         cache_dir=plan.path(CACHE),
         progress=plan.chunk_progress,
     )
-    receipt: dict[str, Any] = result.receipt()
+
+
+def _extract_counts(result: ExtractResult) -> dict[str, Any]:
     return {
-        "chunks": receipt["chunks"],
-        "lanes": receipt["lanes"],
+        "chunks": result.chunk_count,
+        "lanes": list(result.lanes),
         "failed_lanes": list(result.failed_lanes),
     }
+
+
+def _extract_failures(result: ExtractResult) -> tuple[LaneFailure, ...]:
+    return result.lane_failures
 
 
 # -- normalize ------------------------------------------------------------------------------
@@ -202,8 +238,8 @@ def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
     return {"source": plan.path(SOURCE), "candidates": plan.path(CANDIDATES), **_glossary(plan)}
 
 
-def _normalize(plan: RunPlan) -> dict[str, Any]:
-    result = normalize(
+def _normalize(plan: RunPlan) -> NormalizeResult:
+    return normalize(
         plan.config,
         plan.source(),
         plan.path(CANDIDATES),
@@ -212,7 +248,10 @@ def _normalize(plan: RunPlan) -> dict[str, Any]:
         force=True,
         warn=plan.warn,
     )
-    receipt: dict[str, Any] = result.receipt()
+
+
+def _normalize_counts(result: NormalizeResult) -> dict[str, Any]:
+    receipt = result.receipt()
     return {"lanes": receipt["lanes"], "rejected": receipt["rejected"]}
 
 
@@ -223,8 +262,8 @@ def _bundle_inputs(plan: RunPlan) -> Mapping[str, Path]:
     return {"source": plan.path(SOURCE), "lanes": plan.path(LANES)}
 
 
-def _bundle(plan: RunPlan) -> dict[str, Any]:
-    result = bundle(
+def _bundle(plan: RunPlan) -> BundleResult:
+    return bundle(
         plan.config,
         plan.source(),
         plan.path(LANES),
@@ -234,7 +273,19 @@ def _bundle(plan: RunPlan) -> dict[str, Any]:
         warn=plan.warn,
         progress=plan.progress,
     )
+
+
+def _bundle_counts(result: BundleResult) -> dict[str, Any]:
     return {"normalized_lanes": result.normalized_lanes, "files": list(result.files)}
+
+
+def _bundled(plan: RunPlan, counts: Mapping[str, Any]) -> BundleResult:
+    return BundleResult(
+        plan.document_id,
+        plan.semantic_digest,
+        int(counts["normalized_lanes"]),
+        tuple(counts["files"]),
+    )
 
 
 # -- report ---------------------------------------------------------------------------------
@@ -249,13 +300,16 @@ def _report_configuration(plan: RunPlan) -> Any:
     return {"streamer": __version__}
 
 
-def _report(plan: RunPlan) -> dict[str, Any]:
-    summary = report(
+def _report(plan: RunPlan) -> ReportSummary:
+    return report(
         plan.path(BUNDLE),
         output=plan.path(REPORT),
         glossary=plan.config.normalization.glossary,
         rejections=plan.path(LANES) / REJECTIONS_FILE,
     )
+
+
+def _report_counts(summary: ReportSummary) -> dict[str, Any]:
     return {
         "lanes": summary.lanes,
         "records": summary.records,
@@ -264,28 +318,28 @@ def _report(plan: RunPlan) -> dict[str, Any]:
     }
 
 
-STAGES: Sequence[Stage] = (
-    Stage(IMPORT, _import_inputs, _import_configuration, (SOURCE,), _import),
+STAGES: Sequence[Stage[Any]] = (
+    Stage(
+        IMPORT,
+        _import_inputs,
+        _import_configuration,
+        (SOURCE,),
+        _import,
+        _import_counts,
+        restore=_imported,
+    ),
     Stage(
         "extract",
         _extract_inputs,
         _configured,
         (CANDIDATES,),
         _extract,
+        _extract_counts,
+        failures=_extract_failures,
     ),
+    Stage("normalize", _normalize_inputs, _configured, (LANES,), _normalize, _normalize_counts),
     Stage(
-        "normalize",
-        _normalize_inputs,
-        _configured,
-        (LANES,),
-        _normalize,
+        "bundle", _bundle_inputs, _configured, (BUNDLE,), _bundle, _bundle_counts, restore=_bundled
     ),
-    Stage("bundle", _bundle_inputs, _configured, (BUNDLE,), _bundle),
-    Stage(
-        "report",
-        _report_inputs,
-        _report_configuration,
-        (REPORT,),
-        _report,
-    ),
+    Stage("report", _report_inputs, _report_configuration, (REPORT,), _report, _report_counts),
 )

@@ -156,7 +156,15 @@ def render(
         f"    overlap_units: {chunking.overlap_units}  # the units a chunk shares with the "
         "previous one",
     ]
+    lines += _normalization(configuration)
+    lines += _extraction(configuration.extraction)
+    lines += _output(configuration.evidence_context)
+    return "\n".join(lines) + "\n"
+
+
+def _normalization(configuration: Configuration) -> list[str]:
     normalization = configuration.normalization
+    lines: list[str] = []
     glossary = normalization.glossary
     lines.append(
         "  normalization:"
@@ -180,28 +188,28 @@ def render(
             f"    support: {normalization.support}  # strict (default): a record its cited "
             "units do not say is rejected"
         )
-    lines += _extraction(configuration.extraction)
-    evidence = configuration.evidence_context
+    return lines
+
+
+def _output(evidence: EvidenceContextConfig | None) -> list[str]:
     if evidence is None or not evidence.enabled:
-        lines += [
+        return [
             "# output:  # evidence publication is off: the bundle carries no transcript text",
             "#   module: json",
         ]
-    else:
-        lines += [
-            "output:",
-            "  module: json",
-            "  options:",
-            "    # The transcript units each record cites, with window_units on each side, are",
-            "    # published in evidence-context.json (the report quotes them). It holds",
-            "    # transcript text: publish it only where the transcript may go. Broad lanes",
-            "    # (scene descriptions) are left out unless named here.",
-            "    evidence_context:",
-            "      enabled: true",
-            f"      window_units: {evidence.window_units}",
-            "      lanes: [" + ", ".join(_scalar(lane) for lane in evidence.lanes) + "]",
-        ]
-    return "\n".join(lines) + "\n"
+    return [
+        "output:",
+        "  module: json",
+        "  options:",
+        "    # The transcript units each record cites, with window_units on each side, are",
+        "    # published in evidence-context.json (the report quotes them). It holds",
+        "    # transcript text: publish it only where the transcript may go. Broad lanes",
+        "    # (scene descriptions) are left out unless named here.",
+        "    evidence_context:",
+        "      enabled: true",
+        f"      window_units: {evidence.window_units}",
+        "      lanes: [" + ", ".join(_scalar(lane) for lane in evidence.lanes) + "]",
+    ]
 
 
 def _extraction(extraction: ExtractionConfig) -> list[str]:

@@ -165,9 +165,14 @@ def read_srt(
     if cue is not None:
         if expecting_timings:
             raise SourceError(f"line {number} (cue {cues}): the input ends before the cue timings")
-        utterance = utterances.add(cue, None, cue_lines(cue.lines))
-        if utterance is not None:
-            yield utterance
+        yield from _last(utterances, cue)
+
+
+def _last(utterances: Utterances, cue: Cue) -> Iterator[SourceUnit]:
+    """The utterance of the cue the input ends in (no empty line after it)."""
+    utterance = utterances.add(cue, None, cue_lines(cue.lines))
+    if utterance is not None:
+        yield utterance
 
 
 _SRT_START = re.compile(rb"\A[ \t]*[0-9]+[ \t]*\r?\n[ \t]*(?:[0-9]+:)?[0-9]{1,2}:[0-9]{2}[,.]")

@@ -30,6 +30,7 @@ from typing import Any
 
 from streamer.configuration.yaml_loader import load_yaml
 from streamer.framework.errors import ConfigurationError
+from streamer.framework.party import Party
 from streamer.framework.regular_files import MIB, read_regular_text
 from streamer.framework.safe_text import quoted, shown_path
 from streamer.normalization.names import Names, name_key
@@ -133,17 +134,7 @@ def _names(value: Any, where: str, member: str = NAMES) -> Names:
     return Names(canonical)
 
 
-def party_of(terms: Glossary) -> dict[str, str]:
-    """The glossary's ``party`` as speaker -> character (empty without one)."""
-    party: dict[str, str] = {}
-    for index, entry in enumerate(terms.sections.get(PARTY, [])):
-        if not (
-            isinstance(entry, dict)
-            and isinstance(entry.get("player"), str)
-            and isinstance(entry.get("character"), str)
-        ):
-            raise ConfigurationError(
-                f"glossary: $.{PARTY}[{index}] must be a mapping with player and character"
-            )
-        party[entry["player"]] = entry["character"]
-    return party
+def party_of(terms: Glossary) -> Party:
+    """The glossary's ``party`` (empty without one); a malformed entry is a configuration
+    error (``Party.of_records``)."""
+    return Party.of_records(terms.sections.get(PARTY, []), f"glossary: $.{PARTY}")

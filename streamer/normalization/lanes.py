@@ -97,22 +97,44 @@ def _references(record: Any, kind: ArtifactKind[Any]) -> list[tuple[str, dict[st
     return [(f"{base}[{i}]", item) for i, item in enumerate(value) if type(item) is dict]
 
 
-def normalize_lane(
-    lane_id: str,
-    kind: ArtifactKind[Any],
-    candidates: CandidatesFile,
-    source: DocumentSource,
-    chunks: Mapping[str, ChunkSpan],
-    positions: Mapping[str, int],
-    names: Names,
-    support: Support | None = None,
-    aliases: Mapping[str, Names] | None = None,
-    canonical: dict[int, Canonical] | None = None,
-) -> LaneResult:
-    """``support``: the support check of the lane, ``None`` when the policy is ``off``;
-    ``aliases``: the glossary's alias sections (``spells``); ``canonical``: what
-    ``expect`` made of each candidate line (by line number), not made again (each taken
-    out as it is used: its record is not held beside the accepted candidates)."""
+Canonical = tuple[dict[str, Any], dict[str, Any]] | Problem
+
+
+@dataclass(frozen=True)
+class LaneCandidates:
+    """One lane's candidates, as ``normalize_lane`` takes them: its ``candidates`` file;
+    ``support``: the lane's support check, ``None`` when the policy is ``off``;
+    ``canonical``: what ``expect`` made of each candidate line (by line number), not made
+    again (each taken out as it is used: its record is not held beside the accepted
+    candidates)."""
+
+    lane_id: str
+    kind: ArtifactKind[Any]
+    candidates: CandidatesFile
+    support: Support | None = None
+    canonical: dict[int, Canonical] | None = None
+
+
+@dataclass(frozen=True)
+class Grounds:
+    """What every lane's candidates are grounded and canonicalized against: the source
+    ``document``, the spans of the chunks the candidates name and the positions of the
+    units they cite (the source pass's), the glossary's ``names`` and its alias
+    sections (``aliases``: ``spells``)."""
+
+    document: DocumentSource
+    chunks: Mapping[str, ChunkSpan]
+    positions: Mapping[str, int]
+    names: Names
+    aliases: Mapping[str, Names] = field(default_factory=dict)
+
+
+def normalize_lane(lane: LaneCandidates, grounds: Grounds) -> LaneResult:
+    """The lane's candidates validated, grounded, canonicalized, checked, collapsed and
+    identified (the module's docstring); its output and its rejections."""
+    lane_id, kind, candidates = lane.lane_id, lane.kind, lane.candidates
+    support, canonical = lane.support, lane.canonical
+    chunks, positions, source = grounds.chunks, grounds.positions, grounds.document
     spec = spec_of(kind)
     result = LaneResult(lane_id, candidates=candidates.read)
     rejections = list(candidates.rejections)
@@ -123,7 +145,7 @@ def normalize_lane(
         chunk_of[raw.line] = known
         made = None if canonical is None else canonical.pop(raw.line, None)
         if made is None:
-            made = canonical_members(raw, kind, spec, names, aliases or {})
+            made = canonical_members(raw, kind, spec, grounds.names, grounds.aliases)
         outcome = _accept(raw, kind, spec, chunks, positions, made)
         checked = support is not None and spec.collapse is not Collapse.SPAN
         if checked and not isinstance(outcome, Problem):
@@ -160,9 +182,6 @@ def normalize_lane(
     result.rejected = Counter(str(rejection.reason) for rejection in rejections)
     result.output = LaneOutput(lane_id, kind, source, _records(kind, spec, lane_id, source, groups))
     return result
-
-
-Canonical = tuple[dict[str, Any], dict[str, Any]] | Problem
 
 
 def canonical_members(
@@ -272,14 +291,20 @@ def _records(
     return tuple(records)
 
 
-def glossary_lane(
-    lane_id: str, kind: ArtifactKind[Any], section: list[Any], source: DocumentSource, where: str
-) -> LaneResult:
-    """A lane whose records are a glossary section (the party roster), in its order."""
+def glossary_records(kind: ArtifactKind[Any], section: list[Any], where: str) -> tuple[Any, ...]:
+    """The records of a lane whose records are a glossary section (the party roster), in
+    its order: each checked by the kind (a configuration error naming its JSON path)."""
     records = []
     for index, item in enumerate(section):
         try:
             records.append(kind.parse_record(item, f"$.{spec_of(kind).glossary_section}[{index}]"))
         except RecordError as error:
             raise ConfigurationError(f"{where}: {error.message}") from None
-    return LaneResult(lane_id, output=LaneOutput(lane_id, kind, source, tuple(records)))
+    return tuple(records)
+
+
+def glossary_lane(
+    lane_id: str, kind: ArtifactKind[Any], records: tuple[Any, ...], source: DocumentSource
+) -> LaneResult:
+    """The lane of ``glossary_records``."""
+    return LaneResult(lane_id, output=LaneOutput(lane_id, kind, source, records))

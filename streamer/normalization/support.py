@@ -42,6 +42,7 @@ from functools import cached_property
 from typing import Any
 
 from streamer.framework.kinds.normalization import Catalog, NormalizationSpec, SpokenCatalog
+from streamer.framework.party import Party
 from streamer.normalization.collapse import Ref
 from streamer.normalization.names import Names, folded, name_key
 
@@ -146,13 +147,13 @@ class Support:
     the first textual member (in the kind's order) none of its references says, or
     ``None``.
 
-    ``party``: a speaker's name key -> the name of the character they play."""
+    ``party``: the character each speaker plays."""
 
     def __init__(
         self,
         spec: NormalizationSpec,
         names: Names,
-        party: Mapping[str, str],
+        party: Party,
         aliases: Mapping[str, Names] | None = None,
     ) -> None:
         self._spec = spec
@@ -264,7 +265,7 @@ class Support:
         keys = self._speakers.get(speaker)
         if keys is None:
             keys = {name_key(self._names.canonical(speaker))}
-            character = self._party.get(name_key(speaker))
+            character = self._party.character_of(speaker)
             if character is not None:
                 keys.add(name_key(self._names.canonical(character)))
             self._speakers[speaker] = keys

@@ -4,8 +4,9 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
 
     {"title": ..., "source": {"document_id", "semantic_digest"},
      "session_units": the source document's unit count (from the chunk map), or null,
-     "characters": [[speaker, character], ...] (each speaker of the units, exactly as
-                   written, whose character the party names; may be empty),
+     "characters": [[speaker, character], ...] (``Party.as_written``: every player and
+                   every speaker of the units, exactly as written, whose character the
+                   party names; the page looks a speaker up exactly; may be empty),
      "rejections": null when not given, else {lane_id: {reason: count}},
      "lanes": [lane tables, in index.json order],
      "evidence": null when the bundle has no evidence context, else
@@ -29,10 +30,10 @@ from typing import IO, Any
 import orjson
 
 from streamer.framework.kinds.registry import ArtifactKindRegistry
+from streamer.framework.party import Party
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
-from streamer.report.characters import speaker_characters
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_rows import EvidenceRows
 from streamer.report.evidence_stream import read_header, session_units
@@ -66,15 +67,14 @@ def write_report(
     *,
     evidence: EvidenceRows,
     title: str | None = None,
-    party: Mapping[str, str] | None = None,
+    party: Party | None = None,
     rejections: Mapping[str, Mapping[str, int]] | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
     document's rows and heads as the caller's validation of the bundle read them
     (``validate_bundle(folder, registry, evidence)``).
 
-    ``party`` maps a player to their character (the speakers of the units are matched to
-    players by name key); ``rejections`` gives per lane the count of rejected candidates by
+    ``party`` gives a speaker (a player) their character (matched by name key); ``rejections`` gives per lane the count of rejected candidates by
     reason (counts only, never values)."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
@@ -85,7 +85,7 @@ def write_report(
     out.write(page.head(shown_title))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
-    characters = speaker_characters(party or {}, evidence.speakers)
+    characters = party.as_written(evidence.speakers) if party else []
     out.write(b',"characters":' + _json(characters))
     shown_rejections = None
     if rejections is not None:

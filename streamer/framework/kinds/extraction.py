@@ -27,6 +27,8 @@ from typing import Any, Protocol
 
 import msgspec
 
+from streamer.framework.party import Party
+
 _PROMPT_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*/[a-z0-9]+(?:-[a-z0-9]+)*@[1-9][0-9]*\Z")
 
 
@@ -71,28 +73,28 @@ class RulesContext:
     """What a rules extractor may know besides the chunk: the group's own reference (the
     glossary). It disambiguates; it establishes no fact.
 
-    ``party`` maps a speaker (as the transcript names them) to the character they play;
-    ``character_of`` looks a speaker up ignoring case and surrounding space. ``names`` is
-    the glossary's ``names``: the name key of every name and alias -> its glossary name.
-    ``aliases`` holds the glossary's alias sections of catalog members (``spells``: the
-    name key of an alias -> the spell it names). ``memo`` is where a rules extractor keeps
-    what it derives from the context, once a run.
+    ``party`` maps a speaker (as the transcript names them) to the character they play (a
+    ``Party``; a mapping given is made one): ``character_of`` looks a speaker up by name
+    key, as normalization and the report do. ``names`` is the glossary's ``names``: the
+    name key of every name and alias -> its glossary name. ``aliases`` holds the
+    glossary's alias sections of catalog members (``spells``: the name key of an alias ->
+    the spell it names). ``memo`` is where a rules extractor keeps what it derives from
+    the context, once a run.
     """
 
-    party: Mapping[str, str] = field(default_factory=dict)
+    party: Mapping[str, str] = field(default_factory=Party)
     names: Mapping[str, str] = field(default_factory=dict)
     aliases: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
-    _by_key: dict[str, str] = field(init=False, repr=False, compare=False)
+    _party: Party = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        keys = {speaker.strip().casefold(): name for speaker, name in self.party.items()}
-        object.__setattr__(self, "_by_key", keys)
+        party = self.party if isinstance(self.party, Party) else Party(self.party)
+        object.__setattr__(self, "party", party)
+        object.__setattr__(self, "_party", party)
 
     def character_of(self, speaker: str | None) -> str | None:
-        if speaker is None:
-            return None
-        return self._by_key.get(speaker.strip().casefold())
+        return self._party.character_of(speaker)
 
 
 class RulesExtractor(Protocol):
