@@ -14,8 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer.framework.source import parallel
+from streamer.framework.source.canonical_units import CanonicalUnits
+from streamer.framework.source.file_lines import FileLines
 from streamer.framework.source.json_lines import JsonLinesParser
-from streamer.framework.source.parallel import CanonicalUnits, FileLines, find_hits
+from streamer.framework.source.task_messages import decode_task
+from streamer.framework.source.task_work import find_hits
 from streamer.framework.source.unit import SourceUnit
 from streamer.framework.source.units import LineMarks
 
@@ -54,15 +57,13 @@ def test_the_tasks_of_a_file_read_each_line_once_in_order(
             parallel_size = parallel.TASK_SIZE
             parallel.TASK_SIZE = task_size
             try:
-                tasks = [
-                    parallel._RANGE.unpack(task) for _, task in parallel._ranges(source, len(data))
-                ]
+                tasks = [decode_task(task) for task in parallel._ranges(source, len(data))]
             finally:
                 parallel.TASK_SIZE = parallel_size
             pieces = []
-            for start, end, last in tasks:
-                buffer, size = source.lines(start, end, last)
-                pieces.append((start, end, last, bytes(buffer[:size])))
+            for task in tasks:
+                buffer, size = source.lines(task.start, task.end, task.last)
+                pieces.append((task.start, task.end, task.last, bytes(buffer[:size])))
         finally:
             os.close(descriptor)
     expected = reference_lines(body)

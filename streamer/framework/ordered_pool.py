@@ -2,14 +2,14 @@
 
 ``OrderedPool(jobs, work)`` forks ``jobs`` workers, each with one pair of pipes; ``map``
 hands the tasks out round-robin, at most ``IN_FLIGHT`` a worker, and yields their results
-in the order of the tasks. A task is two bytes that say what it is and its data; ``work``
-runs in the worker on the data, in place, and returns the parts of its result, written
-to the pipe without joining them. The main process never blocks on one pipe: it writes
-the tasks and reads the results of every worker as their pipes allow (``poll``), so
-neither side waits on the other. ``map(tasks, local=True)``: the main process works too,
-taking the next task itself while the result it waits for is not back and every worker
-has work queued (``BUSY``), so that N - 1 workers and it keep N cores busy (N + 1 busy
-processes on N cores measured about 20% more CPU than N: ``source.parallel``).
+in the order of the tasks. A task is bytes; ``work`` runs in the worker on them, in
+place, and returns the parts of its result, written to the pipe without joining them.
+The main process never blocks on one pipe: it writes the tasks and reads the results of
+every worker as their pipes allow (``poll``), so neither side waits on the other.
+``map(tasks, local=True)``: the main process works too, taking the next task itself while
+the result it waits for is not back and every worker has work queued (``BUSY``), so that
+N - 1 workers and it keep N cores busy (N + 1 busy processes on N cores measured about
+20% more CPU than N: ``source.parallel``).
 
 The workers are forked with the terminating signals blocked (the main process decides:
 it kills them when it ends, however it ends) and also end when their task pipe closes,
@@ -45,8 +45,9 @@ _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 _PR_SET_PDEATHSIG = 1
 PIPE_SIZE = 1 << 20
 
-Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
-Work = Callable[[int, bytearray], Sequence[bytes | memoryview]]  # (kind, data) -> result parts
+Task = bytes  # what ``work`` works on, in a worker's own buffer
+Part = bytes | bytearray | memoryview
+Work = Callable[[bytearray], Sequence[Part]]  # a task -> the parts of its result
 
 
 _NOT_BACK = bytearray()  # the result of a task in a worker, until it is taken back
@@ -56,8 +57,7 @@ class WorkerError(StreamerError):
     """A worker process ended without returning its block (exit status 1)."""
 
 
-_HEADER = struct.Struct("<Q")  # the size of the message that follows
-_TASK = struct.Struct("<QBB")  # the size of the task's data, its kind (two bytes)
+_HEADER = struct.Struct("<Q")  # the size of the task or result that follows
 
 
 def _read_exact(descriptor: int, size: int) -> bytearray | None:
@@ -76,7 +76,7 @@ def _read_exact(descriptor: int, size: int) -> bytearray | None:
 _IOV_MAX = 1024  # the parts ``writev`` takes at once (POSIX's least, Linux's)
 
 
-def _write_all(descriptor: int, parts: Sequence[bytes | memoryview]) -> None:
+def _write_all(descriptor: int, parts: Sequence[Part]) -> None:
     views = collections.deque(memoryview(part).cast("B") for part in parts if len(part))
     while views:
         written = os.writev(descriptor, list(itertools.islice(views, _IOV_MAX)))
@@ -95,7 +95,7 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
     if sys.platform == "linux":
         with contextlib.suppress(Exception):  # no orphan when the main process is killed
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    written: queue.SimpleQueue[list[bytes | memoryview]] = queue.SimpleQueue()
+    written: queue.SimpleQueue[list[Part]] = queue.SimpleQueue()
 
     def write() -> None:  # while the next block is parsed: a result never waits for it
         try:
@@ -106,12 +106,11 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
 
     threading.Thread(target=write, daemon=True).start()
     try:
-        while (header := _read_exact(tasks, _TASK.size)) is not None:
-            size, kind, flag = _TASK.unpack(header)
-            data = _read_exact(tasks, size)
+        while (header := _read_exact(tasks, _HEADER.size)) is not None:
+            data = _read_exact(tasks, _HEADER.unpack(header)[0])
             if data is None:
                 break
-            result = work(kind | flag << 8, data)  # parsed in place
+            result = work(data)  # parsed in place
             del data
             size = sum(len(memoryview(part).cast("B")) for part in result)
             written.put([_HEADER.pack(size), *result])
@@ -146,9 +145,8 @@ class _Worker:
         self._filled = 0
 
     def submit(self, task: Task) -> None:
-        kind, data = task
-        self.outgoing.append(memoryview(_TASK.pack(len(data), kind[0], kind[1])))
-        self.outgoing.append(memoryview(data))
+        self.outgoing.append(memoryview(_HEADER.pack(len(task))))
+        self.outgoing.append(memoryview(task))
         self.expected += 1
 
     def write(self) -> None:
@@ -186,6 +184,14 @@ class _Worker:
             self.done.append(self._buffer if self._buffer is not None else bytearray())
             self._buffer = None
             self.expected -= 1
+
+
+def _joined(parts: Sequence[Part]) -> bytearray:
+    """A result of this process as a worker's comes back: one buffer (a result of one
+    ``bytearray`` is taken as it is)."""
+    if len(parts) == 1 and isinstance(parts[0], bytearray):
+        return parts[0]
+    return bytearray().join(parts)
 
 
 def _ended() -> WorkerError:
@@ -273,7 +279,7 @@ class OrderedPool:
                 worker.read()
 
     def map(self, tasks: Iterable[Task], local: bool = False) -> Iterator[tuple[Task, bytearray]]:
-        """``(task, work(*task))`` for each of ``tasks``, in order (the result's parts
+        """``(task, work(task))`` for each of ``tasks``, in order (the result's parts
         joined). An exception raised by ``tasks`` is raised after the results of the tasks
         before it.
 
@@ -306,9 +312,7 @@ class OrderedPool:
             task = take()
             if task is None:
                 return False
-            kind, data = task
-            result = bytearray().join(self._work(kind[0] | kind[1] << 8, bytearray(data)))
-            flying.append((None, task, result))
+            flying.append((None, task, _joined(self._work(bytearray(task)))))
             held += 1
             return True
 
