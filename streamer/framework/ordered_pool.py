@@ -262,22 +262,6 @@ class OrderedPool:
                 worker.process.close()
         self._workers = []
 
-    def _pump(self, timeout: int | None = None) -> None:
-        """Wait until some pipe is ready (at most ``timeout`` ms; ``None``: no limit),
-        then write and read what they allow."""
-        poll = select.poll()
-        for worker in self._workers:
-            if worker.outgoing:
-                poll.register(worker.tasks, select.POLLOUT)
-            if worker.expected:
-                poll.register(worker.results, select.POLLIN)
-        ready = {descriptor for descriptor, _ in poll.poll(timeout)}
-        for worker in self._workers:
-            if worker.tasks in ready:
-                worker.write()
-            if worker.results in ready:
-                worker.read()
-
     def map(self, tasks: Iterable[Task], local: bool = False) -> Iterator[tuple[Task, bytearray]]:
         """``(task, work(task))`` for each of ``tasks``, in order (the result's parts
         joined). An exception raised by ``tasks`` is raised after the results of the tasks
@@ -288,66 +272,110 @@ class OrderedPool:
         itself (so N - 1 workers and this process keep N cores busy, not N + 1 processes
         on N cores); at most ``IN_FLIGHT`` of its own results wait for their turn. With
         no worker, it does every task."""
-        flying: collections.deque[tuple[_Worker | None, Task, bytearray]] = collections.deque()
-        pending = iter(tasks)
-        failure: Exception | None = None
-        done = False
-        turn = 0
-        limit = self.jobs * IN_FLIGHT
-        queued = held = 0  # tasks handed to the workers; results of this process waiting
+        mapping = _Mapping(self._workers, self._work, tasks, local)
+        while (taken := mapping.next()) is not None:
+            yield taken
+        if mapping.failure is not None:
+            raise mapping.failure
 
-        def take() -> Task | None:
-            nonlocal failure, done
-            try:
-                return next(pending)
-            except StopIteration:
-                done = True
-            except Exception as error:  # raised in its place, below
-                failure, done = error, True
+
+class _Mapping:
+    """One ``OrderedPool.map``: the tasks not yet taken and those in flight, in order,
+    each with the worker doing it (``None``: this process did it) and its result."""
+
+    def __init__(
+        self, workers: list[_Worker], work: Work, tasks: Iterable[Task], local: bool
+    ) -> None:
+        self._workers = workers
+        self._work = work
+        self._pending = iter(tasks)
+        self._local = local
+        self.failure: Exception | None = None  # raised by the tasks, after the results
+        self._done = False  # no task left to take
+        self._turn = 0  # the worker handed the next task
+        self._limit = len(workers) * IN_FLIGHT
+        self._queued = 0  # tasks handed to the workers
+        self._held = 0  # results of this process waiting for their turn
+        self._flying: collections.deque[tuple[_Worker | None, Task, bytearray]] = (
+            collections.deque()
+        )
+
+    def next(self) -> tuple[Task, bytearray] | None:
+        """The next task and its result (``None``: every task is done)."""
+        self._hand_out()
+        if not self._flying and not (self._local and not self._done and self._here()):
             return None
+        owner, task, result = self._flying[0]
+        if owner is None:
+            self._held -= 1
+        else:
+            self._wait(owner)
+            result = owner.done.popleft()
+            self._queued -= 1
+        self._flying.popleft()
+        return task, result
 
-        def here() -> bool:
-            """Whether this process did the next task (``False``: none was left)."""
-            nonlocal held
-            task = take()
-            if task is None:
-                return False
-            flying.append((None, task, _joined(self._work(bytearray(task)))))
-            held += 1
-            return True
+    def _take(self) -> Task | None:
+        """The next task (``None``: none is left, or taking it failed)."""
+        try:
+            return next(self._pending)
+        except StopIteration:
+            self._done = True
+        except Exception as error:  # raised in its place, after the results before it
+            self.failure, self._done = error, True
+        return None
 
-        while True:
-            while not done and queued < limit:
-                task = take()
-                if task is not None:
-                    feeding = self._workers[turn]
-                    feeding.submit(task)
-                    feeding.write()
-                    flying.append((feeding, task, _NOT_BACK))
-                    queued += 1
-                    turn = (turn + 1) % self.jobs
-            if not flying and not (local and not done and here()):
-                break
-            owner, task, result = flying[0]
-            if owner is None:
-                held -= 1
-            else:
-                worker = owner
-                while not worker.done:
-                    if local and not done and held < IN_FLIGHT:
-                        self._pump(0)  # take back what is back already
-                        if worker.done:
-                            break
-                        if self._busy() and here():
-                            continue
-                    self._pump()
-                result = worker.done.popleft()
-                queued -= 1
-            flying.popleft()
-            yield task, result
-        if failure is not None:
-            raise failure
+    def _hand_out(self) -> None:
+        """Hand the next tasks to the workers, round-robin, up to ``IN_FLIGHT`` each."""
+        while not self._done and self._queued < self._limit:
+            task = self._take()
+            if task is not None:
+                feeding = self._workers[self._turn]
+                feeding.submit(task)
+                feeding.write()
+                self._flying.append((feeding, task, _NOT_BACK))
+                self._queued += 1
+                self._turn = (self._turn + 1) % len(self._workers)
 
-    def _busy(self) -> bool:
-        """Whether every worker has at least ``BUSY`` tasks not yet taken back."""
-        return all(worker.expected >= BUSY for worker in self._workers)
+    def _here(self) -> bool:
+        """Whether this process did the next task (``False``: none was left)."""
+        task = self._take()
+        if task is None:
+            return False
+        self._flying.append((None, task, _joined(self._work(bytearray(task)))))
+        self._held += 1
+        return True
+
+    def _wait(self, worker: _Worker) -> None:
+        """Until ``worker`` has returned its oldest result; with ``local``, this process
+        meanwhile does the next tasks while every worker is busy."""
+        while not worker.done:
+            if self._local and not self._done and self._held < IN_FLIGHT:
+                _pump(self._workers, 0)  # take back what is back already
+                if worker.done:
+                    break
+                if _busy(self._workers) and self._here():
+                    continue
+            _pump(self._workers)
+
+
+def _pump(workers: list[_Worker], timeout: int | None = None) -> None:
+    """Wait until some pipe of ``workers`` is ready (at most ``timeout`` ms; ``None``: no
+    limit), then write and read what they allow."""
+    poll = select.poll()
+    for worker in workers:
+        if worker.outgoing:
+            poll.register(worker.tasks, select.POLLOUT)
+        if worker.expected:
+            poll.register(worker.results, select.POLLIN)
+    ready = {descriptor for descriptor, _ in poll.poll(timeout)}
+    for worker in workers:
+        if worker.tasks in ready:
+            worker.write()
+        if worker.results in ready:
+            worker.read()
+
+
+def _busy(workers: list[_Worker]) -> bool:
+    """Whether every worker has at least ``BUSY`` tasks not yet taken back."""
+    return all(worker.expected >= BUSY for worker in workers)
