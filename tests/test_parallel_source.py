@@ -1,7 +1,8 @@
 """The parts of ``--jobs`` on their own, each against a brute-force reference written
 here: the tasks of a file (``FileLines``: every line read once, by the task its first
-byte falls in), where a line starts (``CanonicalUnits`` from ``LineMarks``), and where the
-wanted unit IDs are (``find_hits``)."""
+byte falls in), where a line starts (``CanonicalUnits`` from ``LineMarks``), where the
+wanted unit IDs are (``find_hits``), and a task's result across the wire
+(``TaskResult``: what the work found, decoded whole)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer.framework.source import parallel
+from streamer.framework.source.canonical_units import CanonicalUnits
+from streamer.framework.source.file_lines import FileLines
 from streamer.framework.source.json_lines import JsonLinesParser
-from streamer.framework.source.parallel import CanonicalUnits, FileLines, find_hits
+from streamer.framework.source.task_messages import (
+    UnitIds,
+    canonical_lines,
+    decode_result,
+    decode_task,
+)
+from streamer.framework.source.task_work import find_hits, parse_lines
 from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import LineMarks
+from streamer.framework.source.units import LineMarks, encode_canonical
 
 LINE = st.binary(max_size=9).map(lambda data: data.replace(b"\n", b"x"))
 
@@ -54,15 +63,13 @@ def test_the_tasks_of_a_file_read_each_line_once_in_order(
             parallel_size = parallel.TASK_SIZE
             parallel.TASK_SIZE = task_size
             try:
-                tasks = [
-                    parallel._RANGE.unpack(task) for _, task in parallel._ranges(source, len(data))
-                ]
+                tasks = [decode_task(task) for task in parallel._ranges(source, len(data))]
             finally:
                 parallel.TASK_SIZE = parallel_size
             pieces = []
-            for start, end, last in tasks:
-                buffer, size = source.lines(start, end, last)
-                pieces.append((start, end, last, bytes(buffer[:size])))
+            for task in tasks:
+                buffer, size = source.lines(task.start, task.end, task.last)
+                pieces.append((task.start, task.end, task.last, bytes(buffer[:size])))
         finally:
             os.close(descriptor)
     expected = reference_lines(body)
@@ -128,3 +135,48 @@ def test_the_hits_are_every_wanted_id_in_order(ids: list[str], wanted: frozenset
     assert find_hits(wanted, ids) == [
         (i, unit_id) for i, unit_id in enumerate(ids) if unit_id in wanted
     ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    items=st.lists(UNIT, max_size=80),
+    part_size=st.integers(1, 600),
+    wanted=st.none() | st.frozensets(st.sampled_from(["u1", "u2", "u3"])),
+)
+def test_a_task_result_crosses_the_wire_whole(
+    items: list[dict[str, str]], part_size: int, wanted: frozenset[str] | None
+) -> None:
+    """The work on a task's lines, in parts of any size, encoded and decoded: its lines,
+    its units (from the canonical lines, read in place at the end of the message), their
+    IDs and where the wanted ones are, as the units parsed here say."""
+    for item in items[::3]:
+        item["unit_id"] = f"u{len(item['text']) % 4}"  # some wanted, some repeated
+    expected = [msgspec.convert(item, SourceUnit) for item in items]
+    lines = b"".join(msgspec.json.encode(item) + b"\n" for item in items)
+    (message,) = parse_lines(bytearray(lines), wanted, part_size)
+    result = decode_result(message)
+    assert result is not None
+    assert (result.lines, result.blank, result.units) == (len(items), 0, len(items))
+    data, start = canonical_lines(result)
+    assert data is message
+    assert bytes(data[start:]) == (encode_canonical(expected) if expected else b"")
+    marks = (result.mark_lines, result.mark_offsets)
+    assert CanonicalUnits(data, start, len(result.canonical), result.units, marks)[:] == expected
+    ids = [unit.unit_id for unit in expected]
+    assert list(UnitIds(result.ids, result.units)) == ids
+    if wanted is None:
+        assert result.hits is None
+    else:
+        assert result.hits == [(i, unit_id) for i, unit_id in enumerate(ids) if unit_id in wanted]
+
+
+def test_a_task_that_fails_is_none_on_the_wire() -> None:
+    """Parsed again by the main process, which raises the error of ``--jobs 1``."""
+    for lines in (b'{"unit_id": 1}\n', b"not json\n", b"\n\n"):
+        (message,) = parse_lines(bytearray(lines), None, 100)
+        result = decode_result(message)
+        if lines == b"\n\n":  # blank lines parse: the main process decides what they end
+            assert result is not None
+            assert (result.lines, result.blank, result.units) == (2, 1, 0)
+        else:
+            assert result is None

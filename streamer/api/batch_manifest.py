@@ -133,10 +133,10 @@ def _import_options(row: int, values: dict[str, Any]) -> ImportOptions:
         raise ConfigurationError(f"row {row}: $.unit must be a non-empty string")
     carry = values.get("speaker_carry")
     return ImportOptions(
-        None if unit is None else unit.strip(),
-        _flag(values.get("speaker_prefix", False), row, "speaker_prefix"),
-        _flag(values.get("dedupe_rolling", False), row, "dedupe_rolling"),
-        None if carry is None else _seconds(carry, row, "speaker_carry"),
+        unit=None if unit is None else unit.strip(),
+        speaker_prefix=_flag(values.get("speaker_prefix", False), row, "speaker_prefix"),
+        dedupe_rolling=_flag(values.get("dedupe_rolling", False), row, "dedupe_rolling"),
+        speaker_carry=None if carry is None else _seconds(carry, row, "speaker_carry"),
     )
 
 

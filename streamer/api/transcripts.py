@@ -7,9 +7,9 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Unpack
+from typing import IO, Unpack
 
 from streamer.api.outputs import WriteTarget, config_input, publish_to, resolve_output
 from streamer.api.run_options import Progress, ReadOptions
@@ -32,7 +32,7 @@ from streamer.importers.formats import (
     ImportOptions,
     TranscriptFormat,
     check_options,
-    read_utterances,
+    read_transcript,
 )
 from streamer.output.extraction_chunks import SpooledChunks, spool_chunks
 from streamer.output.publication import Destination
@@ -133,7 +133,12 @@ def import_transcript(
     written last), or into a spool before the first byte of a stream; a failed import
     publishes nothing. A transcript that gives no units is an error (exit status 3).
     """
-    options = ImportOptions(unit, speaker_prefix, dedupe_rolling, speaker_carry)
+    options = ImportOptions(
+        unit=unit,
+        speaker_prefix=speaker_prefix,
+        dedupe_rolling=dedupe_rolling,
+        speaker_carry=speaker_carry,
+    )
     if format_name is not None:
         check_options(format_name, options)
     if document_id is None:
@@ -158,14 +163,7 @@ def import_transcript(
             "the format of a transcript read from stdin must be given", hint="give its FORMAT"
         )
     destination = resolve_output(output, [("INPUT", source)])
-    reading = _Reading(format_name, source, label, document_id, progress)
-    reading.options = {
-        "unit": unit,
-        "speaker_prefix": speaker_prefix,
-        "dedupe_rolling": dedupe_rolling,
-        "speaker_carry": speaker_carry,
-        "read_as": read_as,
-    }
+    reading = _Reading(format_name, source, label, document_id, progress, options, read_as)
     if isinstance(destination, Destination) and not destination.stream:
         publish_to(destination, reading.write)  # a file: written in place, header last
         assert reading.result is not None
@@ -190,14 +188,15 @@ class _Reading:
     label: str
     document_id: str
     progress: Progress | None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: ImportOptions
+    read_as: str  # how the format was found ("bridge.json, read as crd3"), or ""
     result: ImportResult | None = None
 
     @contextlib.contextmanager
     def _utterances(self) -> Iterator[Iterator[SourceUnit]]:
         with open_source(self.source, self.progress) as stream, without_cycle_collection():
             try:
-                yield read_utterances(self.format_name, stream, **self.options)
+                yield read_transcript(self.format_name, stream, self.options, read_as=self.read_as)
             except SourceError as error:
                 where = f"{self.format_name} {self.label}"
                 raise SourceError(f"{where}: {error.message}", hint=error.hint) from None

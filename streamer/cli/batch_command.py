@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import orjson
 import typer
 
 from streamer import api
 from streamer.cli import options
-from streamer.cli.app import CommandFailed, app
+from streamer.cli.app import app
 from streamer.cli.progress import StatusLine, on_terminal
+from streamer.cli.receipts import print_receipt_and_failures
 
 if TYPE_CHECKING:
     from streamer.api.batches import BatchProgress
@@ -76,6 +76,4 @@ def batch_command(
             model_url=model_url,
             model=model,
         )
-    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
-    if result.exit_status:
-        raise CommandFailed(result.failures, result.exit_status)
+    print_receipt_and_failures(result)

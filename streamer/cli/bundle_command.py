@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 import typer
 
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
+from streamer.cli.receipts import print_receipt
 
 
 @app.command("bundle")
@@ -41,4 +41,4 @@ def bundle_command(
             jobs=jobs,
             progress=progress,
         )
-    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
+    print_receipt(result)

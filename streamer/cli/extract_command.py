@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 import typer
 
 from streamer import api
 from streamer.cli import options
-from streamer.cli.app import CommandFailed, app
+from streamer.cli.app import app
 from streamer.cli.progress import StatusLine, on_terminal
+from streamer.cli.receipts import print_receipt_and_failures
 
 
 class ChunkProgressLine(StatusLine):
@@ -68,6 +68,4 @@ def extract_command(
             glossary=glossary,
             progress=progress,
         )
-    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
-    if result.exit_status:
-        raise CommandFailed(result.failures, result.exit_status)
+    print_receipt_and_failures(result)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 import typer
 
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
+from streamer.cli.receipts import print_receipt
 
 
 @app.command("normalize")
@@ -51,4 +51,4 @@ def normalize_command(
             force=force,
             progress=progress,
         )
-    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
+    print_receipt(result)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import orjson
 import typer
 
 from streamer import api
 from streamer.cli.app import app
+from streamer.cli.receipts import print_receipt
 from streamer.framework.errors import ConfigurationError
 from streamer.framework.safe_text import shown_path
 
@@ -60,7 +60,7 @@ def report_command(
                 "--campaign takes no BUNDLE_DIR, --output, --title or --rejections",
                 hint="the campaign page is DIR/index.html",
             )
-        typer.echo(orjson.dumps(api.campaign(campaign, glossary=glossary).receipt()).decode())
+        print_receipt(api.campaign(campaign, glossary=glossary))
         return
     if bundle_dir is None:
         raise ConfigurationError(

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
 import typer
 
 from streamer import api
 from streamer.cli import options
-from streamer.cli.app import CommandFailed, app
+from streamer.cli.app import app
 from streamer.cli.import_command import (
     DEDUPE_ROLLING,
     FORMAT_NAMES,
@@ -18,6 +17,7 @@ from streamer.cli.import_command import (
     UNIT,
 )
 from streamer.cli.progress import showing_run_progress
+from streamer.cli.receipts import print_receipt_and_failures
 from streamer.importers.formats import ImportOptions
 
 
@@ -88,9 +88,12 @@ def run_command(
             progress=progress,
             model_url=model_url,
             model=model,
-            import_options=ImportOptions(unit, speaker_prefix, dedupe_rolling, speaker_carry),
+            import_options=ImportOptions(
+                unit=unit,
+                speaker_prefix=speaker_prefix,
+                dedupe_rolling=dedupe_rolling,
+                speaker_carry=speaker_carry,
+            ),
             clean=clean,
         )
-    typer.echo(orjson.dumps(result.receipt()).decode("utf-8"))
-    if result.exit_status:
-        raise CommandFailed(result.failures, result.exit_status)
+    print_receipt_and_failures(result)

@@ -17,7 +17,7 @@ configuration: what ``config --show`` prints can be saved and given with ``--con
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,11 +133,22 @@ def render(
         "# Every key is explained in docs/configuration.md; save this as streamer.yaml,",
         "# edit it, and give it with --config.",
         "pipeline:",
+    ]
+    lines += _lanes(configuration.lanes, unused_kinds)
+    lines += _chunking(configuration.chunking)
+    lines += _normalization(configuration)
+    lines += _extraction(configuration.extraction)
+    lines += _output(configuration.evidence_context)
+    return "\n".join(lines) + "\n"
+
+
+def _lanes(lanes: Sequence[LaneConfig], unused_kinds: Collection[str]) -> list[str]:
+    lines = [
         "  # The lanes: one a kind of record. engine: rules uses the built-in rules (no model);",
         "  # a lane without engine asks the model server of pipeline.extraction.",
         "  lanes:",
     ]
-    for lane in configuration.lanes:
+    for lane in lanes:
         engine = f", engine: {lane.engine}" if lane.engine is not None else ""
         lines.append(
             f"    - {{id: {_scalar(lane.id)}, artifact_kind: {lane.kind.name}{engine}}}"
@@ -148,29 +159,27 @@ def render(
             "  # Lanes that need a model server (streamer run --model-url URL --model NAME, or",
             f"  # {BASE_URL_VARIABLE} and {MODEL_VARIABLE}): " + ", ".join(unused_kinds),
         ]
-    chunking = configuration.chunking
-    lines += [
+    return lines
+
+
+def _chunking(chunking: ChunkingConfig) -> list[str]:
+    return [
         "  chunking:",
         f"    max_units: {chunking.max_units}  # the most transcript units one chunk (one "
         "request) holds",
         f"    overlap_units: {chunking.overlap_units}  # the units a chunk shares with the "
         "previous one",
     ]
-    lines += _normalization(configuration)
-    lines += _extraction(configuration.extraction)
-    lines += _output(configuration.evidence_context)
-    return "\n".join(lines) + "\n"
 
 
 def _normalization(configuration: Configuration) -> list[str]:
     normalization = configuration.normalization
-    lines: list[str] = []
     glossary = normalization.glossary
-    lines.append(
+    lines = [
         "  normalization:"
         if glossary or normalization.support != "strict"
         else "  # normalization:"
-    )
+    ]
     if glossary is not None:
         base = configuration.path.parent if configuration.path is not None else Path(".")
         shown = os.path.relpath(glossary, base) if not glossary.is_absolute() else str(glossary)

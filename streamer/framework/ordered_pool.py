@@ -2,14 +2,14 @@
 
 ``OrderedPool(jobs, work)`` forks ``jobs`` workers, each with one pair of pipes; ``map``
 hands the tasks out round-robin, at most ``IN_FLIGHT`` a worker, and yields their results
-in the order of the tasks. A task is two bytes that say what it is and its data; ``work``
-runs in the worker on the data, in place, and returns the parts of its result, written
-to the pipe without joining them. The main process never blocks on one pipe: it writes
-the tasks and reads the results of every worker as their pipes allow (``poll``), so
-neither side waits on the other. ``map(tasks, local=True)``: the main process works too,
-taking the next task itself while the result it waits for is not back and every worker
-has work queued (``BUSY``), so that N - 1 workers and it keep N cores busy (N + 1 busy
-processes on N cores measured about 20% more CPU than N: ``source.parallel``).
+in the order of the tasks. A task is bytes; ``work`` runs in the worker on them, in
+place, and returns the parts of its result, written to the pipe without joining them.
+The main process never blocks on one pipe: it writes the tasks and reads the results of
+every worker as their pipes allow (``poll``), so neither side waits on the other.
+``map(tasks, local=True)``: the main process works too, taking the next task itself while
+the result it waits for is not back and every worker has work queued (``BUSY``), so that
+N - 1 workers and it keep N cores busy (N + 1 busy processes on N cores measured about
+20% more CPU than N: ``source.parallel``).
 
 The workers are forked with the terminating signals blocked (the main process decides:
 it kills them when it ends, however it ends) and also end when their task pipe closes,
@@ -45,8 +45,9 @@ _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 _PR_SET_PDEATHSIG = 1
 PIPE_SIZE = 1 << 20
 
-Task = tuple[bytes, bytes]  # (kind, data): two bytes that say what ``data`` is, then it
-Work = Callable[[int, bytearray], Sequence[bytes | memoryview]]  # (kind, data) -> result parts
+Task = bytes  # what ``work`` works on, in a worker's own buffer
+Part = bytes | bytearray | memoryview
+Work = Callable[[bytearray], Sequence[Part]]  # a task -> the parts of its result
 
 
 _NOT_BACK = bytearray()  # the result of a task in a worker, until it is taken back
@@ -56,8 +57,7 @@ class WorkerError(StreamerError):
     """A worker process ended without returning its block (exit status 1)."""
 
 
-_HEADER = struct.Struct("<Q")  # the size of the message that follows
-_TASK = struct.Struct("<QBB")  # the size of the task's data, its kind (two bytes)
+_HEADER = struct.Struct("<Q")  # the size of the task or result that follows
 
 
 def _read_exact(descriptor: int, size: int) -> bytearray | None:
@@ -76,7 +76,7 @@ def _read_exact(descriptor: int, size: int) -> bytearray | None:
 _IOV_MAX = 1024  # the parts ``writev`` takes at once (POSIX's least, Linux's)
 
 
-def _write_all(descriptor: int, parts: Sequence[bytes | memoryview]) -> None:
+def _write_all(descriptor: int, parts: Sequence[Part]) -> None:
     views = collections.deque(memoryview(part).cast("B") for part in parts if len(part))
     while views:
         written = os.writev(descriptor, list(itertools.islice(views, _IOV_MAX)))
@@ -95,7 +95,7 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
     if sys.platform == "linux":
         with contextlib.suppress(Exception):  # no orphan when the main process is killed
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    written: queue.SimpleQueue[list[bytes | memoryview]] = queue.SimpleQueue()
+    written: queue.SimpleQueue[list[Part]] = queue.SimpleQueue()
 
     def write() -> None:  # while the next block is parsed: a result never waits for it
         try:
@@ -106,12 +106,11 @@ def _serve(work: Work, tasks: int, results: int, inherited: list[int]) -> None:
 
     threading.Thread(target=write, daemon=True).start()
     try:
-        while (header := _read_exact(tasks, _TASK.size)) is not None:
-            size, kind, flag = _TASK.unpack(header)
-            data = _read_exact(tasks, size)
+        while (header := _read_exact(tasks, _HEADER.size)) is not None:
+            data = _read_exact(tasks, _HEADER.unpack(header)[0])
             if data is None:
                 break
-            result = work(kind | flag << 8, data)  # parsed in place
+            result = work(data)  # parsed in place
             del data
             size = sum(len(memoryview(part).cast("B")) for part in result)
             written.put([_HEADER.pack(size), *result])
@@ -146,9 +145,8 @@ class _Worker:
         self._filled = 0
 
     def submit(self, task: Task) -> None:
-        kind, data = task
-        self.outgoing.append(memoryview(_TASK.pack(len(data), kind[0], kind[1])))
-        self.outgoing.append(memoryview(data))
+        self.outgoing.append(memoryview(_HEADER.pack(len(task))))
+        self.outgoing.append(memoryview(task))
         self.expected += 1
 
     def write(self) -> None:
@@ -186,6 +184,14 @@ class _Worker:
             self.done.append(self._buffer if self._buffer is not None else bytearray())
             self._buffer = None
             self.expected -= 1
+
+
+def _joined(parts: Sequence[Part]) -> bytearray:
+    """A result of this process as a worker's comes back: one buffer (a result of one
+    ``bytearray`` is taken as it is)."""
+    if len(parts) == 1 and isinstance(parts[0], bytearray):
+        return parts[0]
+    return bytearray().join(parts)
 
 
 def _ended() -> WorkerError:
@@ -256,24 +262,8 @@ class OrderedPool:
                 worker.process.close()
         self._workers = []
 
-    def _pump(self, timeout: int | None = None) -> None:
-        """Wait until some pipe is ready (at most ``timeout`` ms; ``None``: no limit),
-        then write and read what they allow."""
-        poll = select.poll()
-        for worker in self._workers:
-            if worker.outgoing:
-                poll.register(worker.tasks, select.POLLOUT)
-            if worker.expected:
-                poll.register(worker.results, select.POLLIN)
-        ready = {descriptor for descriptor, _ in poll.poll(timeout)}
-        for worker in self._workers:
-            if worker.tasks in ready:
-                worker.write()
-            if worker.results in ready:
-                worker.read()
-
     def map(self, tasks: Iterable[Task], local: bool = False) -> Iterator[tuple[Task, bytearray]]:
-        """``(task, work(*task))`` for each of ``tasks``, in order (the result's parts
+        """``(task, work(task))`` for each of ``tasks``, in order (the result's parts
         joined). An exception raised by ``tasks`` is raised after the results of the tasks
         before it.
 
@@ -282,68 +272,110 @@ class OrderedPool:
         itself (so N - 1 workers and this process keep N cores busy, not N + 1 processes
         on N cores); at most ``IN_FLIGHT`` of its own results wait for their turn. With
         no worker, it does every task."""
-        flying: collections.deque[tuple[_Worker | None, Task, bytearray]] = collections.deque()
-        pending = iter(tasks)
-        failure: Exception | None = None
-        done = False
-        turn = 0
-        limit = self.jobs * IN_FLIGHT
-        queued = held = 0  # tasks handed to the workers; results of this process waiting
+        mapping = _Mapping(self._workers, self._work, tasks, local)
+        while (taken := mapping.next()) is not None:
+            yield taken
+        if mapping.failure is not None:
+            raise mapping.failure
 
-        def take() -> Task | None:
-            nonlocal failure, done
-            try:
-                return next(pending)
-            except StopIteration:
-                done = True
-            except Exception as error:  # raised in its place, below
-                failure, done = error, True
+
+class _Mapping:
+    """One ``OrderedPool.map``: the tasks not yet taken and those in flight, in order,
+    each with the worker doing it (``None``: this process did it) and its result."""
+
+    def __init__(
+        self, workers: list[_Worker], work: Work, tasks: Iterable[Task], local: bool
+    ) -> None:
+        self._workers = workers
+        self._work = work
+        self._pending = iter(tasks)
+        self._local = local
+        self.failure: Exception | None = None  # raised by the tasks, after the results
+        self._done = False  # no task left to take
+        self._turn = 0  # the worker handed the next task
+        self._limit = len(workers) * IN_FLIGHT
+        self._queued = 0  # tasks handed to the workers
+        self._held = 0  # results of this process waiting for their turn
+        self._flying: collections.deque[tuple[_Worker | None, Task, bytearray]] = (
+            collections.deque()
+        )
+
+    def next(self) -> tuple[Task, bytearray] | None:
+        """The next task and its result (``None``: every task is done)."""
+        self._hand_out()
+        if not self._flying and not (self._local and not self._done and self._here()):
             return None
+        owner, task, result = self._flying[0]
+        if owner is None:
+            self._held -= 1
+        else:
+            self._wait(owner)
+            result = owner.done.popleft()
+            self._queued -= 1
+        self._flying.popleft()
+        return task, result
 
-        def here() -> bool:
-            """Whether this process did the next task (``False``: none was left)."""
-            nonlocal held
-            task = take()
-            if task is None:
-                return False
-            kind, data = task
-            result = bytearray().join(self._work(kind[0] | kind[1] << 8, bytearray(data)))
-            flying.append((None, task, result))
-            held += 1
-            return True
+    def _take(self) -> Task | None:
+        """The next task (``None``: none is left, or taking it failed)."""
+        try:
+            return next(self._pending)
+        except StopIteration:
+            self._done = True
+        except Exception as error:  # raised in its place, after the results before it
+            self.failure, self._done = error, True
+        return None
 
-        while True:
-            while not done and queued < limit:
-                task = take()
-                if task is not None:
-                    feeding = self._workers[turn]
-                    feeding.submit(task)
-                    feeding.write()
-                    flying.append((feeding, task, _NOT_BACK))
-                    queued += 1
-                    turn = (turn + 1) % self.jobs
-            if not flying and not (local and not done and here()):
-                break
-            owner, task, result = flying[0]
-            if owner is None:
-                held -= 1
-            else:
-                worker = owner
-                while not worker.done:
-                    if local and not done and held < IN_FLIGHT:
-                        self._pump(0)  # take back what is back already
-                        if worker.done:
-                            break
-                        if self._busy() and here():
-                            continue
-                    self._pump()
-                result = worker.done.popleft()
-                queued -= 1
-            flying.popleft()
-            yield task, result
-        if failure is not None:
-            raise failure
+    def _hand_out(self) -> None:
+        """Hand the next tasks to the workers, round-robin, up to ``IN_FLIGHT`` each."""
+        while not self._done and self._queued < self._limit:
+            task = self._take()
+            if task is not None:
+                feeding = self._workers[self._turn]
+                feeding.submit(task)
+                feeding.write()
+                self._flying.append((feeding, task, _NOT_BACK))
+                self._queued += 1
+                self._turn = (self._turn + 1) % len(self._workers)
 
-    def _busy(self) -> bool:
-        """Whether every worker has at least ``BUSY`` tasks not yet taken back."""
-        return all(worker.expected >= BUSY for worker in self._workers)
+    def _here(self) -> bool:
+        """Whether this process did the next task (``False``: none was left)."""
+        task = self._take()
+        if task is None:
+            return False
+        self._flying.append((None, task, _joined(self._work(bytearray(task)))))
+        self._held += 1
+        return True
+
+    def _wait(self, worker: _Worker) -> None:
+        """Until ``worker`` has returned its oldest result; with ``local``, this process
+        meanwhile does the next tasks while every worker is busy."""
+        while not worker.done:
+            if self._local and not self._done and self._held < IN_FLIGHT:
+                _pump(self._workers, 0)  # take back what is back already
+                if worker.done:
+                    break
+                if _busy(self._workers) and self._here():
+                    continue
+            _pump(self._workers)
+
+
+def _pump(workers: list[_Worker], timeout: int | None = None) -> None:
+    """Wait until some pipe of ``workers`` is ready (at most ``timeout`` ms; ``None``: no
+    limit), then write and read what they allow."""
+    poll = select.poll()
+    for worker in workers:
+        if worker.outgoing:
+            poll.register(worker.tasks, select.POLLOUT)
+        if worker.expected:
+            poll.register(worker.results, select.POLLIN)
+    ready = {descriptor for descriptor, _ in poll.poll(timeout)}
+    for worker in workers:
+        if worker.tasks in ready:
+            worker.write()
+        if worker.results in ready:
+            worker.read()
+
+
+def _busy(workers: list[_Worker]) -> bool:
+    """Whether every worker has at least ``BUSY`` tasks not yet taken back."""
+    return all(worker.expected >= BUSY for worker in workers)

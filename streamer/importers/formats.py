@@ -2,12 +2,13 @@
 entry point beside its reader (streamer's five in ``pyproject.toml``, a plugin's in its own).
 
 ``FORMATS`` is the registry: ``FORMATS.names()`` is every format the CLI offers,
-``FORMATS.get(name)`` one format. ``read_utterances`` checks the import options against the
-format's declaration, then reads.
+``FORMATS.get(name)`` one format. ``read_transcript`` checks the import options against the
+format's declaration, then reads (``read_utterances``: the same, the options as keywords).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from streamer.framework.source.unit import SourceUnit
 MAX_SPEAKER_CARRY_S = 86_400.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ImportOptions:
     """The import options, checked against the format: ``unit`` is one of the format's
     ``units`` (its first when not given); the flags only for formats that take them.
@@ -145,10 +146,23 @@ def read_utterances(
     speaker_carry: float | None = None,
     read_as: str = "",
 ) -> Iterator[SourceUnit]:
-    """The utterances of ``stream`` read as ``format_name``. Options that the format does
-    not take are usage errors (raised before anything is read)."""
-    options = ImportOptions(unit, speaker_prefix, dedupe_rolling, speaker_carry)
+    """The utterances of ``stream`` read as ``format_name`` (``read_transcript``)."""
+    options = ImportOptions(
+        unit=unit,
+        speaker_prefix=speaker_prefix,
+        dedupe_rolling=dedupe_rolling,
+        speaker_carry=speaker_carry,
+    )
+    return read_transcript(format_name, stream, options, read_as=read_as)
+
+
+def read_transcript(
+    format_name: str, stream: BinaryIO, options: ImportOptions, *, read_as: str = ""
+) -> Iterator[SourceUnit]:
+    """The utterances of ``stream`` read as ``format_name`` with ``options`` (``unit``:
+    the format's first when not given). Options that the format does not take are usage
+    errors (raised before anything is read)."""
     fmt = check_options(format_name, options, read_as=read_as)
-    if unit is None and fmt.units:
-        options = ImportOptions(fmt.units[0], speaker_prefix, dedupe_rolling, speaker_carry)
+    if options.unit is None and fmt.units:
+        options = dataclasses.replace(options, unit=fmt.units[0])
     return fmt.read(stream, options)

@@ -122,22 +122,9 @@ def read_srt(
                 if not line.strip():
                     continue
                 cues += 1
-                cue = Cue(f"line {number} (cue {cues})")
-                if _CUE_NUMBER.match(line):
-                    expecting_timings = True
-                elif not _timings(cue, line):
-                    raise SourceError(
-                        f"{cue.where}: expected a cue number or cue timings",
-                        hint="a SubRip cue is a number, a line 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
-                        "and its text, cues separated by empty lines",
-                    )
+                cue, expecting_timings = _opened(line, f"line {number} (cue {cues})")
             elif expecting_timings:
-                cue.where = f"line {number} (cue {cues})"
-                if not line or not _timings(cue, line):
-                    raise SourceError(
-                        f"{cue.where}: expected cue timings 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
-                        "after the cue number"
-                    )
+                _numbered_timings(cue, line, f"line {number} (cue {cues})")
                 expecting_timings = False
             elif not line:
                 utterance = utterances.add(cue, None, cue_lines(cue.lines))
@@ -145,21 +132,13 @@ def read_srt(
                     yield utterance
                 cue = None
             elif "-->" in line and _TIMINGS.match(line):
-                lines = cue.lines
-                if len(lines) >= 2 and not lines[-2].strip() and _CUE_NUMBER.match(lines[-1]):
-                    # a line of white space separated the cues
-                    del lines[-2:]
-                    utterance = utterances.add(cue, None, cue_lines(lines))
-                    if utterance is not None:
-                        yield utterance
-                    cues += 1
-                    cue = Cue(f"line {number} (cue {cues})")
-                    _timings(cue, line)
-                    continue
-                raise SourceError(
-                    f"line {number} (cue {cues}): cue timings inside the cue text",
-                    hint="an empty line must separate cues",
-                )
+                _end_at_separator(cue.lines, f"line {number} (cue {cues})")
+                utterance = utterances.add(cue, None, cue_lines(cue.lines))
+                if utterance is not None:
+                    yield utterance
+                cues += 1
+                cue = Cue(f"line {number} (cue {cues})")
+                _timings(cue, line)
             else:
                 cue.lines.append(line)
     if cue is not None:
@@ -173,6 +152,43 @@ def _last(utterances: Utterances, cue: Cue) -> Iterator[SourceUnit]:
     utterance = utterances.add(cue, None, cue_lines(cue.lines))
     if utterance is not None:
         yield utterance
+
+
+def _opened(line: str, where: str) -> tuple[Cue, bool]:
+    """A cue from its first line (at ``where``), and whether its timings come next (the
+    line is its cue number)."""
+    cue = Cue(where)
+    if _CUE_NUMBER.match(line):
+        return cue, True
+    if not _timings(cue, line):
+        raise SourceError(
+            f"{where}: expected a cue number or cue timings",
+            hint="a SubRip cue is a number, a line 'HH:MM:SS,mmm --> HH:MM:SS,mmm' "
+            "and its text, cues separated by empty lines",
+        )
+    return cue, False
+
+
+def _numbered_timings(cue: Cue, line: str, where: str) -> None:
+    """The timings of a numbered cue, on the line after its number (at ``where``)."""
+    cue.where = where
+    if not line or not _timings(cue, line):
+        raise SourceError(
+            f"{where}: expected cue timings 'HH:MM:SS,mmm --> HH:MM:SS,mmm' after the cue number"
+        )
+
+
+def _end_at_separator(lines: list[str], where: str) -> None:
+    """Cue timings (at ``where``) inside a cue's text ``lines``: the two lines before them
+    must be a line of white space and a cue number (a line of white space separated the
+    cues), taken off the text; else an empty line is missing."""
+    if len(lines) >= 2 and not lines[-2].strip() and _CUE_NUMBER.match(lines[-1]):
+        del lines[-2:]
+        return
+    raise SourceError(
+        f"{where}: cue timings inside the cue text",
+        hint="an empty line must separate cues",
+    )
 
 
 _SRT_START = re.compile(rb"\A[ \t]*[0-9]+[ \t]*\r?\n[ \t]*(?:[0-9]+:)?[0-9]{1,2}:[0-9]{2}[,.]")

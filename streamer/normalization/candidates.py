@@ -21,12 +21,12 @@ from typing import Any, BinaryIO
 import orjson
 
 from streamer.framework.errors import InputError
+from streamer.framework.kinds.lane_outputs import is_document_source
 from streamer.framework.kinds.lane_schema import DIGEST_PATTERN
 from streamer.framework.safe_text import quoted
 from streamer.normalization.rejections import Reason, Rejection
 
 _HEADER = ("lane_id", "artifact_kind", "source", "extractor")
-_SOURCE = frozenset({"document_id", "semantic_digest"})
 _CANDIDATE = frozenset({"chunk_id", "record"})
 _DIGEST = re.compile(DIGEST_PATTERN.removesuffix("$") + r"\Z")
 
@@ -118,11 +118,7 @@ def _header(line: bytes, where: str, lane_id: str, kind_name: str) -> Candidates
     if data["artifact_kind"] != kind_name:
         raise InputError(f"{where}: $.artifact_kind is not the lane's kind {kind_name}")
     source = data["source"]
-    if (
-        type(source) is not dict
-        or source.keys() != _SOURCE
-        or not all(type(value) is str and value for value in source.values())
-    ):
+    if not is_document_source(source):
         raise InputError(
             f"{where}: $.source must be an object with document_id and semantic_digest"
         )

@@ -32,6 +32,17 @@ class DocumentSource:
     semantic_digest: str
 
 
+def is_document_source(value: Any) -> bool:
+    """Whether ``value`` (parsed JSON) is the ``source`` member of a lane output or of a
+    candidates file's header: an object of exactly ``document_id`` and
+    ``semantic_digest``, each a non-empty string."""
+    return (
+        type(value) is dict
+        and value.keys() == _SOURCE_MEMBERS
+        and all(type(member) is str and member for member in value.values())
+    )
+
+
 @dataclass(frozen=True)
 class LaneOutput(Generic[R]):
     """An accepted normalized lane output: typed records of one artifact kind.
@@ -91,11 +102,7 @@ def parse_lane_output(data: Any, lane_id: str, kind: ArtifactKind[R], where: str
             f"{where}: $.schema is not {kind.schema.id} {kind.schema.name} {kind.schema.version}"
         )
     source = data["source"]
-    if (
-        type(source) is not dict
-        or source.keys() != _SOURCE_MEMBERS
-        or not all(type(value) is str and value for value in source.values())
-    ):
+    if not is_document_source(source):
         raise LaneOutputError(
             f"{where}: $.source must be an object with document_id and semantic_digest"
         )

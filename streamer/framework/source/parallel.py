@@ -16,11 +16,12 @@ way cuts a buffer depends on how the items before the cut decode):
 - ``parallel_batches``: any other stream (a pipe). The main process reads the blocks of
   whole lines as it does alone and writes each task's bytes to a worker.
 
-A worker returns the canonical lines of the task's units (what the semantic digest
-hashes), their unit IDs and, when the reader was given the unit IDs its consumer looks
-for (``wanted``: the projector's referenced IDs), where those are (``Hits``); or that the
-task failed. The main process hashes the lines in document order and decodes from them
-only the units it publishes (``CanonicalUnits``), the IDs only when asked.
+A task's work (``task_work``) answers with one message (``task_messages.TaskResult``):
+the canonical lines of the task's units (what the semantic digest hashes), their unit
+IDs and, when the reader was given the unit IDs its consumer looks for (``wanted``: the
+projector's referenced IDs), where those are (``Hits``); or that the task failed. The
+main process hashes the lines in document order and decodes from them only the units it
+publishes (``CanonicalUnits``), the IDs only when asked.
 
 Every error is the one the main process alone gives. With a pipe, a task that failed in
 a worker (or whose parse depends on what came before it: a blank line before it) is
@@ -34,245 +35,31 @@ bytes and fails with the messages of ``--jobs 1``.
 
 from __future__ import annotations
 
-import array
-import bisect
 import collections
 import functools
-import itertools
 import os
-import struct
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from typing import Any, overload
-
-import msgspec
+from collections.abc import Generator, Iterable, Iterator
 
 from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.ordered_pool import OrderedPool, Task
-from streamer.framework.source.json_lines import JsonLinesParser, ParsedBlock, line_blocks
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Batch, Hits, LineMarks
+from streamer.framework.source.canonical_units import CanonicalUnits
+from streamer.framework.source.file_lines import FileLines
+from streamer.framework.source.json_lines import JsonLinesParser, ParsedBlock
+from streamer.framework.source.task_messages import (
+    FileTask,
+    TaskResult,
+    UnitIds,
+    canonical_lines,
+    decode_result,
+    decode_task,
+    encode_task,
+)
+from streamer.framework.source.task_work import find_hits, parse_lines, parse_range
+from streamer.framework.source.units import Batch, Hits
 
 MAX_JOBS = 64
 TASK_SIZE = 1 << 19  # the bytes handed to a worker at once
 PART_SIZE = 1 << 17  # and parsed by it a part at a time
-_LINE_END_READ = 1 << 12  # read past a task's end to find where its last line ends
-
-
-# A worker's result: ok, units, lines (of the task), blank (the first blank line, 1 for
-# the task's first, 0: none), then the sizes of the canonical lines of the units (each
-# ending with a newline: what the semantic digest hashes), of the unit IDs and of the
-# hits (msgpack), and the number of line marks (``LineMarks``: line index and byte
-# offset, 8 bytes each), which follow. Where any other line starts is found by the main
-# process from the mark before it, only where it publishes (``CanonicalUnits``).
-_RESULT = struct.Struct("<?QQQQQQQ")
-_FAILED = _RESULT.pack(False, 0, 0, 0, 0, 0, 0, 0)
-_RANGE = struct.Struct("<QQ?")  # a task of a file: its start and end offsets, whether last
-_encoder = msgspec.msgpack.Encoder()
-_ids_decoder = msgspec.msgpack.Decoder(list[str])
-_hits_decoder = msgspec.msgpack.Decoder(list[tuple[int, str]])
-
-
-def _result(
-    batches: list[ParsedBlock],
-    lines: int,
-    blank: int,
-    wanted: frozenset[str] | None,
-    marks: LineMarks,
-) -> list[bytes | memoryview]:
-    units = sum(len(batch[0]) for batch in batches)
-    if not units:
-        return [_RESULT.pack(True, 0, lines, blank, 0, 0, 0, 0)]
-    canonical = [batch[1] for batch in batches]  # written one after the other: not joined
-    ids = list(itertools.chain.from_iterable(batch[2] for batch in batches))
-    encoded = _encoder.encode(ids)
-    found = b""
-    if wanted is not None:
-        found = _encoder.encode(find_hits(wanted, ids))
-    size = sum(map(len, canonical))
-    count = len(marks.lines)
-    head = _RESULT.pack(True, units, lines, blank, size, len(encoded), len(found), count)
-    marked = [memoryview(marks.lines), memoryview(marks.offsets)]
-    return [head, *canonical, encoded, found, *marked]
-
-
-def find_hits(wanted: frozenset[str], ids: list[str]) -> list[tuple[int, str]]:
-    """Where the IDs of ``wanted`` are among ``ids``: (offset, ID), in order (each ID
-    hashed once: by the intersection, which keeps its hash for the second look)."""
-    hits = wanted.intersection(ids)
-    if not hits:
-        return []
-    offsets = itertools.compress(itertools.count(), map(hits.__contains__, ids))
-    return [(offset, ids[offset]) for offset in offsets]
-
-
-def parse_lines(
-    block: bytes | bytearray, wanted: frozenset[str] | None, size: int = -1
-) -> list[bytes | memoryview]:
-    """A worker's work on a task's lines (the first ``size`` bytes of ``block``; -1: all
-    of it): parse and validate them in parts of about ``PART_SIZE`` bytes of whole lines
-    (what the caches hold best; where it is cut changes nothing but the place of an
-    error, and a task that fails is parsed again by the main process)."""
-    try:
-        marks = LineMarks()
-        parser = JsonLinesParser(first_line=1, marks=marks)
-        batches: list[ParsedBlock] = []
-        start, size = 0, len(block) if size < 0 else size
-        view = memoryview(block)  # parts are views: no copy
-        while start < size:
-            end = block.find(b"\n", start + PART_SIZE - 1, size)
-            end = size if end < 0 else end + 1
-            batches += parser.parse(view[start:end])
-            start = end
-        return _result(batches, parser.next_line - 1, parser.blank, wanted, marks)
-    except Exception:  # parsed again by the main process, which raises in its place
-        return [_FAILED]
-
-
-def parse_block(
-    kind: int, data: bytearray, wanted: frozenset[str] | None = None
-) -> list[bytes | memoryview]:
-    """A worker's work on a task written to it: the task's lines themselves."""
-    return parse_lines(data, wanted)
-
-
-def parse_range(
-    kind: int, data: bytearray, source: FileLines, wanted: frozenset[str] | None = None
-) -> list[bytes | memoryview]:
-    """A worker's work on a task of a file: the lines that start in the task's range,
-    read from the file."""
-    try:
-        start, end, last = _RANGE.unpack(data)
-        lines, size = source.lines(start, end, last)
-    except Exception:  # read again by the main process, which raises in its place
-        return [_FAILED]
-    return parse_lines(lines, wanted, size)
-
-
-class _Parsed:
-    """A worker's result, read without copying its canonical lines."""
-
-    def __init__(self, result: bytearray) -> None:
-        view = memoryview(result)
-        head = _RESULT.size
-        self.ok, self.units, self.lines, self.blank, size, ids, hits, marks = _RESULT.unpack_from(
-            view
-        )
-        self.result = result
-        self.start = head
-        self.canonical = view[head : head + size]
-        self._ids = view[head + size : head + size + ids]
-        self._hits = view[head + size + ids : head + size + ids + hits]
-        at = head + size + ids + hits
-        self.marks = (array.array("q"), array.array("q"))
-        self.marks[0].frombytes(view[at : at + 8 * marks])
-        self.marks[1].frombytes(view[at + 8 * marks : at + 16 * marks])
-
-    def ids(self) -> Sequence[str]:
-        return _EncodedIds(self._ids, self.units)
-
-    def hits(self, wanted: frozenset[str] | None) -> Hits | None:
-        if wanted is None:
-            return None
-        return Hits(wanted, _hits_decoder.decode(self._hits))
-
-
-class _EncodedIds(Sequence[str]):
-    """The unit IDs of a task, decoded when first read (``evidence`` reads them only
-    where it publishes; a chunk map reads them all)."""
-
-    def __init__(self, encoded: memoryview, count: int) -> None:
-        self._encoded: memoryview | None = encoded
-        self._count = count
-        self._ids: list[str] = []
-
-    def _decoded(self) -> list[str]:
-        if self._encoded is not None:
-            self._ids = _ids_decoder.decode(self._encoded)
-            self._encoded = None
-        return self._ids
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        return self._decoded()[index]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._decoded())
-
-
-class CanonicalUnits(Sequence[SourceUnit]):
-    """The units of a task, kept as their canonical lines (in ``data``, from ``start``,
-    ``size`` bytes) and decoded on demand: the units of a slice are decoded when the
-    slice is taken. Where a line starts is searched for from the last line found
-    (``_line_start``), never listed for the whole task."""
-
-    _decoder = msgspec.json.Decoder(list[SourceUnit])
-
-    def __init__(
-        self,
-        data: bytes | bytearray,
-        start: int,
-        size: int,
-        count: int,
-        marks: tuple[array.array[int], array.array[int]] | None = None,
-    ) -> None:
-        self._data = data
-        self._start = start
-        self._end = start + size
-        self._count = count
-        # where some lines start (``LineMarks``: line indexes, byte offsets from start)
-        self._marks = marks or (array.array("q", [0]), array.array("q", [0]))
-        self._known = (0, start)  # a line and where it starts (the last found)
-
-    def __len__(self) -> int:
-        return self._count
-
-    def _line_start(self, line: int) -> int:
-        """Where line ``line`` starts (``len(self)``: the end), found from the nearest
-        line known before it (the last found, or a mark) by one search a line (``find``
-        is a ``memchr``: faster than counting newlines, which CPython does a byte at a
-        time)."""
-        if line >= self._count:
-            return self._end
-        known, position = self._known
-        lines, offsets = self._marks
-        mark = bisect.bisect_right(lines, line) - 1
-        if not known <= line or lines[mark] > known:
-            known, position = lines[mark], self._start + offsets[mark]
-        find = self._data.index
-        while known < line:
-            position = find(b"\n", position) + 1
-            known += 1
-        self._known = (known, position)
-        return position
-
-    @overload
-    def __getitem__(self, index: int) -> SourceUnit: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[SourceUnit]: ...
-
-    def __getitem__(self, index: int | slice) -> SourceUnit | list[SourceUnit]:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(len(self))
-            if step != 1:  # pragma: no cover - the projector takes runs
-                return [self[i] for i in range(start, stop, step)]
-            if start >= stop:
-                return []
-            first = self._line_start(start)
-            end = self._line_start(stop)
-            lines = bytes(memoryview(self._data)[first : end - 1])
-            return self._decoder.decode(b"[" + lines.replace(b"\n", b",") + b"]")
-        if not -len(self) <= index < len(self):
-            raise IndexError("unit index out of range")
-        return self[index : index + 1 if index != -1 else None][0]
 
 
 def _tasks(
@@ -287,11 +74,11 @@ def _tasks(
         size += len(block)
         if size >= TASK_SIZE:
             cuts.append([len(b) for b in blocks])
-            yield b"l ", b"".join(blocks)
+            yield b"".join(blocks)
             blocks, size = [], 0
     if blocks:
         cuts.append([len(b) for b in blocks])
-        yield b"l ", b"".join(blocks)
+        yield b"".join(blocks)
 
 
 class _Feed:
@@ -305,22 +92,26 @@ class _Feed:
         self.blank = 0
         self.count = 0
 
-    def accepts(self, parsed: _Parsed) -> bool:
-        """Whether the worker's result stands (else the task is parsed again here)."""
-        return bool(parsed.ok) and not (self.blank and parsed.units)
-
-    def take(self, parsed: _Parsed) -> Batch | None:
-        """The batch of an accepted result (``None``: it has no unit)."""
-        if parsed.blank and not self.blank:
-            self.blank = self.line + parsed.blank - 1
-        self.line += parsed.lines
-        if not parsed.units:
+    def accepted(self, result: TaskResult | None) -> TaskResult | None:
+        """The task's result when it stands (``None``: the task is parsed again here)."""
+        if result is None or (self.blank and result.units):
             return None
-        self.digest.add_canonical_lines(parsed.canonical)
-        self.count += parsed.units
-        size = len(parsed.canonical)
-        units = CanonicalUnits(parsed.result, parsed.start, size, parsed.units, parsed.marks)
-        return Batch(units, parsed.ids(), parsed.hits(self.wanted))
+        return result
+
+    def take(self, result: TaskResult) -> Batch | None:
+        """The batch of an accepted result (``None``: it has no unit)."""
+        if result.blank and not self.blank:
+            self.blank = self.line + result.blank - 1
+        self.line += result.lines
+        if not result.units:
+            return None
+        self.digest.add_canonical_lines(result.canonical)
+        self.count += result.units
+        message, start = canonical_lines(result)
+        marks = (result.mark_lines, result.mark_offsets)
+        units = CanonicalUnits(message, start, len(result.canonical), result.units, marks)
+        hits = None if self.wanted is None else Hits(self.wanted, result.hits or [])
+        return Batch(units, UnitIds(result.ids, result.units), hits)
 
     def batches(self, parsed: Iterable[ParsedBlock]) -> Iterator[Batch]:
         """The batches of blocks parsed in this process."""
@@ -348,12 +139,12 @@ def parallel_batches(
     which raises the error ``--jobs 1`` raises."""
     feed = _Feed(digest, wanted)
     cuts: collections.deque[list[int]] = collections.deque()
-    work = functools.partial(parse_block, wanted=wanted)
+    work = functools.partial(parse_lines, wanted=wanted, part_size=PART_SIZE)
     with OrderedPool(jobs - 1, work) as pool:
-        for (_, data), result in pool.map(_tasks(blocks, cuts), local=True):
-            parsed = _Parsed(result)
+        for data, message in pool.map(_tasks(blocks, cuts), local=True):
+            result = feed.accepted(decode_result(message))
             sizes = cuts.popleft()
-            if not feed.accepts(parsed):
+            if result is None:
                 parser = JsonLinesParser(first_line=feed.line, blank=feed.blank)
                 start = 0
                 for size in sizes:
@@ -361,96 +152,10 @@ def parallel_batches(
                     start += size
                 feed.line, feed.blank = parser.next_line, parser.blank
                 continue
-            batch = feed.take(parsed)
+            batch = feed.take(result)
             if batch is not None:
                 yield batch
     return feed.count
-
-
-class FileLines:
-    """The lines of a regular file after its header (from ``units_start``), read by
-    offset (``os.pread``: the descriptor's position is never moved, so forked workers
-    share it). ``read_ahead``: the bytes after the header that the reader of the head
-    read (``head.Replay``: replayed by the first reads of ``--jobs 1``)."""
-
-    def __init__(self, descriptor: int, units_start: int, read_ahead: int = 0) -> None:
-        self.descriptor = descriptor
-        self.units_start = units_start
-        self.read_ahead = read_ahead
-        # told how far the lines taken back reach (a progress line), when given
-        self.reached: Callable[[int], None] | None = None
-
-    def read(self, offset: int, size: int) -> bytes:
-        """``size`` bytes at ``offset``, fewer at the end of the file."""
-        parts = []
-        while size > 0:
-            part = os.pread(self.descriptor, size, offset)
-            if not part:
-                break
-            parts.append(part)
-            offset += len(part)
-            size -= len(part)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
-
-    def first_line(self, start: int) -> int:
-        """Where the first line that starts at or after ``start`` starts (or where the
-        file ends)."""
-        if start <= self.units_start:
-            return self.units_start
-        position = start - 1  # a line starts at ``start`` when a newline ends the one before
-        while True:
-            data = self.read(position, _LINE_END_READ)
-            found = data.find(b"\n")
-            if found >= 0:
-                return position + found + 1
-            if len(data) < _LINE_END_READ:
-                return position + len(data)
-            position += len(data)
-
-    def lines(self, start: int, end: int, last: bool) -> tuple[bytes, int]:
-        """The lines that start in ``[start, end)`` (``last``: every line from
-        ``start`` to the end of the file): the first so many bytes of a buffer."""
-        first = self.first_line(start)
-        if last:
-            parts = []
-            while part := self.read(first, TASK_SIZE):
-                parts.append(part)
-                first += len(part)
-            data = b"".join(parts)
-            return data, len(data)
-        if first >= end:
-            return b"", 0
-        data = self.read(first, end - first + _LINE_END_READ)
-        found = data.find(b"\n", end - 1 - first)
-        while found < 0:  # the last line goes on: read on, twice as much each time
-            more = self.read(first + len(data), max(len(data), _LINE_END_READ))
-            if not more:
-                return data, len(data)
-            searched = len(data)
-            data += more
-            found = data.find(b"\n", searched)
-        return data, found + 1
-
-
-class _PositionedReader:
-    """A raw stream reading the lines of a file by ``os.pread`` as ``--jobs 1`` reads
-    them (``head.Replay``): no read runs past the bytes the head's reader read ahead,
-    every other read is whole, as a regular file gives it. So ``line_blocks`` cuts the
-    blocks of ``--jobs 1`` from it."""
-
-    def __init__(self, lines: FileLines) -> None:
-        self._lines = lines
-        self.offset = lines.units_start
-        self._replayed = lines.units_start + lines.read_ahead
-
-    def readinto(self, buffer: Any) -> int:
-        size = len(buffer)
-        if self.offset < self._replayed:
-            size = min(size, self._replayed - self.offset)
-        data = self._lines.read(self.offset, size)
-        buffer[: len(data)] = data
-        self.offset += len(data)
-        return len(data)
 
 
 def _ranges(lines: FileLines, size: int) -> Iterator[Task]:
@@ -458,9 +163,9 @@ def _ranges(lines: FileLines, size: int) -> Iterator[Task]:
     the end of the file (whatever its size by then)."""
     start = lines.units_start
     while start + TASK_SIZE < size:
-        yield b"r ", _RANGE.pack(start, start + TASK_SIZE, False)
+        yield encode_task(FileTask(start, start + TASK_SIZE, False))
         start += TASK_SIZE
-    yield b"r ", _RANGE.pack(start, start, True)
+    yield encode_task(FileTask(start, start, True))
 
 
 def file_batches(
@@ -480,28 +185,28 @@ def file_batches(
     accepted, so it raises the error ``--jobs 1`` raises."""
     feed = _Feed(digest, wanted)
     size = os.fstat(lines.descriptor).st_size
-    work = functools.partial(parse_range, source=lines, wanted=wanted)
+    work = functools.partial(parse_range, source=lines, wanted=wanted, part_size=PART_SIZE)
     with OrderedPool(jobs - 1, work) as pool:
-        for (_, data), result in pool.map(_ranges(lines, size), local=True):
-            parsed = _Parsed(result)
-            start, end, last = _RANGE.unpack(data)
-            if not feed.accepts(parsed):
+        for data, message in pool.map(_ranges(lines, size), local=True):
+            result = feed.accepted(decode_result(message))
+            task = decode_task(data)
+            if result is None:
                 break
             if lines.reached is not None:
-                lines.reached(size if last else end)
-            batch = feed.take(parsed)
+                lines.reached(size if task.last else task.end)
+            batch = feed.take(result)
             if batch is not None:
                 yield batch
         else:
             return feed.count
-    yield from _read_on(lines, lines.first_line(start), feed, buffer_size)
+    yield from _read_on(lines, lines.first_line(task.start), feed, buffer_size)
     return feed.count
 
 
 def _read_on(lines: FileLines, start: int, feed: _Feed, buffer_size: int) -> Iterator[Batch]:
     """The rest of the file from the line at ``start`` (the first not yet taken), read
     and parsed in this process as ``--jobs 1`` reads it: from the block that holds it."""
-    blocks = line_blocks(_PositionedReader(lines), buffer_size)
+    blocks = lines.blocks(buffer_size)
     position = lines.units_start
     for block in blocks:
         end = position + len(block)
@@ -516,7 +221,7 @@ def _read_on(lines: FileLines, start: int, feed: _Feed, buffer_size: int) -> Ite
         for units, canonical, ids in parser.parse(block):
             skip = min(overlap, len(units))
             if skip:
-                cut = CanonicalUnits(canonical, 0, len(canonical), len(units))._line_start(skip)
+                cut = CanonicalUnits(canonical, 0, len(canonical), len(units)).line_start(skip)
                 units, canonical, ids = units[skip:], canonical[cut:], ids[skip:]
             if units:
                 yield from feed.batches([(units, canonical, ids)])

@@ -102,11 +102,12 @@ class SourceDocumentReader:
         wanted = self._wanted
         if self._jobs > 1 and self.form == "jsonl":  # parsed by workers
             from streamer.framework.source import parallel
+            from streamer.framework.source.file_lines import FileLines
 
             if self._start is not None:  # a regular file: the workers read it
                 descriptor, start = self._start
                 raw = self._stream.raw
-                source = parallel.FileLines(descriptor, start + raw.head_size, raw.prefix_size)
+                source = FileLines(descriptor, start + raw.head_size, raw.prefix_size)
                 source.reached = getattr(self._origin, "reached", None)  # progress
                 read = parallel.file_batches(source, digest, self._jobs, self._buffer_size, wanted)
             else:
