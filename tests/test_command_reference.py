@@ -14,7 +14,7 @@ import pytest
 from streamer import __version__, api
 from streamer.cli import reference
 from streamer.cli.main import command_tree
-from tests.support import REPO, run_cli
+from tests.support import REPO, invoke
 
 COMMANDS = REPO / "docs" / "commands.md"
 
@@ -28,7 +28,7 @@ def test_the_committed_command_reference_is_the_real_help() -> None:
 def test_every_argument_and_option_shows_its_help() -> None:
     root = command_tree()
     for name, command in root.commands.items():
-        page = run_cli([name, "--help"])
+        page = invoke([name, "--help"])
         assert page.status == 0
         text = " ".join(page.stdout.decode().split())
         for param in command.params:
@@ -39,26 +39,26 @@ def test_every_argument_and_option_shows_its_help() -> None:
 
 
 def test_import_help_lists_every_format() -> None:
-    page = " ".join(run_cli(["import", "--help"]).stdout.decode().split())
+    page = " ".join(invoke(["import", "--help"]).stdout.decode().split())
     formats = ", ".join(fmt.name for fmt in api.import_formats())
     assert formats == "crd3, srt, text, webvtt, whisperx"
     assert f"FORMAT The transcript's format, one of: {formats}. [required]" in page
 
 
 def test_version() -> None:
-    run = run_cli(["--version"])
+    run = invoke(["--version"])
     assert (run.status, run.stdout, run.stderr) == (0, f"streamer {__version__}\n".encode(), "")
 
 
 def test_debug_as_an_option_value_is_that_value(tmp_path: Path) -> None:
     vtt = REPO / "fixtures" / "import" / "bridge.vtt"
-    run = run_cli(["import", "webvtt", str(vtt), "--output", "--debug"], cwd=tmp_path)
+    run = invoke(["import", "webvtt", str(vtt), "--output", "--debug"], cwd=tmp_path)
     assert (run.status, run.stderr) == (0, "")
     assert (tmp_path / "--debug").read_bytes().startswith(b'{"document_id":"bridge"')
 
 
 def test_debug_after_the_command_still_shows_a_traceback(tmp_path: Path) -> None:
-    run = run_cli(["import", "webvtt", "missing.vtt", "--debug"], cwd=tmp_path)
+    run = invoke(["import", "webvtt", "missing.vtt", "--debug"], cwd=tmp_path)
     assert run.status == 2
     assert run.stderr.startswith("Traceback (most recent call last):")
     assert run.stderr.endswith(
@@ -77,7 +77,7 @@ def test_a_command_reads_only_its_own_module_and_shows_the_same_help(
     root = command_tree()
     context = click.Context(root, info_name="streamer", terminal_width=78)
     for name in COMMAND_MODULES:
-        shown = run_cli(["--debug", name, "--help"])
+        shown = invoke(["--debug", name, "--help"])
         assert shown.status == 0, name
         command = root.commands[name]
         page = click.Context(command, info_name=name, parent=context, terminal_width=78)

@@ -25,7 +25,7 @@ from streamer import api
 from streamer.cli.main import main
 from streamer.framework.errors import InputError
 from tests.run_support import StageCalls
-from tests.support import REPO, Run, run_cli
+from tests.support import REPO, Run, invoke
 
 IMPORT = REPO / "fixtures" / "import"
 # (fixture, the format it is found to be, units imported)
@@ -72,7 +72,7 @@ def test_run_with_no_configuration_on_each_format(
     tmp_path: Path, name: str, found: str, units: int
 ) -> None:
     in_folder(tmp_path, name)
-    result = receipt(run_cli(["run", name, "--output", "out/session"], cwd=_with_out(tmp_path)))
+    result = receipt(invoke(["run", name, "--output", "out/session"], cwd=_with_out(tmp_path)))
     assert result["status"] == "ok"
     assert stage_counts(result, "import")["units"] == units
     # no model server named: the lanes of the built-in rules only, evidence published
@@ -88,7 +88,7 @@ def test_run_with_no_configuration_on_each_format(
     assert evidence["lanes"] == RULES_LANES
     assert (tmp_path / "out" / "session.html").is_file()
     # the work folder's source is what `streamer import` makes of the file in that format
-    imported = run_cli(["import", found, name], cwd=tmp_path)  # ID: the file name's stem
+    imported = invoke(["import", found, name], cwd=tmp_path)  # ID: the file name's stem
     assert imported.status == 0
     assert (tmp_path / "out" / "session.work" / "source.jsonl").read_bytes() == imported.stdout
 
@@ -102,7 +102,7 @@ def test_config_show_prints_the_default_configuration_which_runs_the_same(
     tmp_path: Path,
 ) -> None:
     in_folder(tmp_path, "bridge.vtt")
-    shown = run_cli(["config", "--show"], cwd=tmp_path)
+    shown = invoke(["config", "--show"], cwd=tmp_path)
     assert (shown.status, shown.stderr) == (0, "")
     text = shown.stdout.decode("utf-8")
     assert text.startswith("# The default configuration of streamer run without --config")
@@ -123,9 +123,9 @@ def test_config_show_prints_the_default_configuration_which_runs_the_same(
         },
     }
     (tmp_path / "streamer.yaml").write_bytes(shown.stdout)
-    receipt(run_cli(["run", "bridge.vtt", "--output", "default"], cwd=tmp_path))
+    receipt(invoke(["run", "bridge.vtt", "--output", "default"], cwd=tmp_path))
     receipt(
-        run_cli(
+        invoke(
             ["run", "bridge.vtt", "--output", "saved", "--config", "streamer.yaml"], cwd=tmp_path
         )
     )
@@ -137,7 +137,7 @@ def test_config_show_prints_the_default_configuration_which_runs_the_same(
 
 
 def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
-    named = run_cli(
+    named = invoke(
         ["config", "--show", "--model-url", "http://localhost:8080/v1", "--model", "qwen"]
     )
     config = yaml.safe_load(named.stdout)
@@ -169,13 +169,13 @@ def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
         "model": "qwen",
         "api_key_env": "OPENAI_API_KEY",
     }
-    no_model = run_cli(["run", "x.vtt", "--output", "o", "--model-url", "http://h/v1"])
+    no_model = invoke(["run", "x.vtt", "--output", "o", "--model-url", "http://h/v1"])
     assert (no_model.status, no_model.stderr) == (
         2,
         "streamer: error: --model-url names a model server but no model (hint: give --model "
         "NAME (or set OPENAI_MODEL), e.g. --model qwen2.5:7b-instruct)\n",
     )
-    with_config = run_cli(
+    with_config = invoke(
         ["run", "x.vtt", "--output", "o", "--config", "c.yaml", "--model", "m"], cwd=tmp_path
     )
     assert with_config.stderr == (
@@ -194,7 +194,7 @@ def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
     tmp_path: Path,
 ) -> None:
     in_folder(tmp_path, "bridge.txt")
-    first = run_cli(["init", "campaign"], cwd=tmp_path)
+    first = invoke(["init", "campaign"], cwd=tmp_path)
     assert (first.status, first.stdout, first.stderr) == (
         0,
         b"campaign/streamer.yaml\ncampaign/glossary.yaml\n",
@@ -208,7 +208,7 @@ def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
         "names": {},
     }
     (tmp_path / "campaign" / "glossary.yaml").write_text("party: []\nnames: {}\n# mine\n")
-    again = run_cli(["init", "campaign"], cwd=tmp_path)
+    again = invoke(["init", "campaign"], cwd=tmp_path)
     assert (again.status, again.stdout) == (2, b"")
     assert again.stderr == (
         "streamer: error: campaign/streamer.yaml already exists; streamer init never replaces "
@@ -216,7 +216,7 @@ def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
     )
     assert (tmp_path / "campaign" / "glossary.yaml").read_text().endswith("# mine\n")
     ran = receipt(
-        run_cli(
+        invoke(
             ["run", "bridge.txt", "--config", "campaign/streamer.yaml", "--output", "s"],
             cwd=tmp_path,
         )
@@ -236,8 +236,8 @@ def test_a_format_is_found_by_content_when_the_name_does_not_say(tmp_path: Path)
     shutil.copy(IMPORT / "bridge.srt", tmp_path / "captions.subtitles")
     shutil.copy(IMPORT / "bridge.vtt", tmp_path / "captions")
     for name, found in (("captions.subtitles", "srt"), ("captions", "webvtt")):
-        result = receipt(run_cli(["run", name, "--output", name + "-out"], cwd=tmp_path))
-        imported = run_cli(["import", found, name, "--document-id", Path(name).stem], cwd=tmp_path)
+        result = receipt(invoke(["run", name, "--output", name + "-out"], cwd=tmp_path))
+        imported = invoke(["import", found, name, "--document-id", Path(name).stem], cwd=tmp_path)
         assert (tmp_path / f"{name}-out.work" / "source.jsonl").read_bytes() == imported.stdout
         assert stage_counts(result, "import")["units"] == {"srt": 6, "webvtt": 7}[found]
 
@@ -245,10 +245,10 @@ def test_a_format_is_found_by_content_when_the_name_does_not_say(tmp_path: Path)
 def test_format_forces_the_format(tmp_path: Path) -> None:
     shutil.copy(IMPORT / "bridge.srt", tmp_path / "bridge.txt")  # SubRip under a .txt name
     forced = receipt(
-        run_cli(["run", "bridge.txt", "--format", "srt", "--output", "o"], cwd=tmp_path)
+        invoke(["run", "bridge.txt", "--format", "srt", "--output", "o"], cwd=tmp_path)
     )
     assert stage_counts(forced, "import")["units"] == 6  # its cues
-    by_name = receipt(run_cli(["run", "bridge.txt", "--output", "p"], cwd=tmp_path))
+    by_name = receipt(invoke(["run", "bridge.txt", "--output", "p"], cwd=tmp_path))
     assert stage_counts(by_name, "import")["units"] == 22  # read as text: its lines
 
 
@@ -291,7 +291,7 @@ def test_a_file_that_is_not_one_format_is_named_with_its_candidates(
     tmp_path: Path, name: str, content: bytes, status: int, message: str
 ) -> None:
     (tmp_path / name).write_bytes(content)
-    run = run_cli(["run", name, "--output", "o"], cwd=tmp_path)
+    run = invoke(["run", name, "--output", "o"], cwd=tmp_path)
     assert (run.status, run.stdout, run.stderr) == (status, b"", f"streamer: error: {message}\n")
     assert sorted(os.listdir(tmp_path)) == [name]
 
@@ -311,9 +311,9 @@ def test_every_import_option_through_run(
     tmp_path: Path, name: str, fmt: str, options: list[str]
 ) -> None:
     in_folder(tmp_path, name)
-    receipt(run_cli(["run", name, "--output", "o", *options], cwd=tmp_path))
-    imported = run_cli(["import", fmt, name, *options], cwd=tmp_path)
-    plain = run_cli(["import", fmt, name], cwd=tmp_path)
+    receipt(invoke(["run", name, "--output", "o", *options], cwd=tmp_path))
+    imported = invoke(["import", fmt, name, *options], cwd=tmp_path)
+    plain = invoke(["import", fmt, name], cwd=tmp_path)
     assert (tmp_path / "o.work" / "source.jsonl").read_bytes() == imported.stdout
     if options != ["--speaker-prefix", "--speaker-carry", "2"]:  # the fixture labels each cue
         assert imported.stdout != plain.stdout  # the option changed what was imported
@@ -352,7 +352,7 @@ def test_an_option_that_does_not_apply_names_the_option_and_the_format(
     tmp_path: Path, name: str, options: list[str], message: str
 ) -> None:
     in_folder(tmp_path, name)
-    run = run_cli(["run", name, "--output", "o", *options], cwd=tmp_path)
+    run = invoke(["run", name, "--output", "o", *options], cwd=tmp_path)
     assert (run.status, run.stderr) == (2, f"streamer: error: {message}\n")
     assert sorted(os.listdir(tmp_path)) == [name]
 
@@ -396,7 +396,7 @@ def test_speakers_are_carried_until_the_next_label_or_a_long_silence(
     (tmp_path / name).write_text(text)
 
     def speakers(*options: str) -> list[str | None]:
-        run = run_cli(["import", fmt, name, "--speaker-prefix", *options], cwd=tmp_path)
+        run = invoke(["import", fmt, name, "--speaker-prefix", *options], cwd=tmp_path)
         assert run.status == 0, run.stderr
         lines = run.stdout.splitlines()[1:]
         return [orjson.loads(line).get("metadata", {}).get("speaker") for line in lines]
@@ -433,10 +433,10 @@ def test_a_transcript_without_units_is_an_error_in_import_and_run(
     (tmp_path / name).write_bytes(content)
     fmt = {"srt": "srt", "txt": "text", "vtt": "webvtt", "json": "whisperx"}[name.split(".")[1]]
     hint = f" (hint: check the file, read as {fmt} (--format))"
-    imported = run_cli(["import", fmt, name, "--output", "s.jsonl"], cwd=tmp_path)
+    imported = invoke(["import", fmt, name, "--output", "s.jsonl"], cwd=tmp_path)
     assert (imported.status, imported.stdout) == (3, b"")
     assert imported.stderr == f"streamer: error: {message}{hint}\n"
-    ran = run_cli(["run", name, "--output", "o"], cwd=tmp_path)
+    ran = invoke(["run", name, "--output", "o"], cwd=tmp_path)
     assert (ran.status, ran.stdout, ran.stderr) == (3, b"", imported.stderr)
     assert sorted(os.listdir(tmp_path)) == [name]  # no work folder, no bundle, no report
 
@@ -445,9 +445,9 @@ def test_an_empty_session_fails_in_a_batch(tmp_path: Path) -> None:
     in_folder(tmp_path, "bridge.vtt")
     (tmp_path / "empty.srt").write_bytes(b"")
     (tmp_path / "campaign.csv").write_text("transcript,format\nbridge.vtt,webvtt\nempty.srt,srt\n")
-    (tmp_path / "streamer.yaml").write_bytes(run_cli(["config", "--show"]).stdout)
+    (tmp_path / "streamer.yaml").write_bytes(invoke(["config", "--show"]).stdout)
     (tmp_path / "out").mkdir()
-    run = run_cli(
+    run = invoke(
         ["batch", "--config", "streamer.yaml", "campaign.csv", "--output-dir", "out"],
         cwd=tmp_path,
     )
@@ -472,19 +472,19 @@ def test_a_failure_before_the_first_stage_completes_leaves_no_work_folder(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "broken.vtt").write_bytes(b"WEBVTT\n\n00:00:02.000 --> 00:00:01.000\nhi\n")
-    run = run_cli(["run", "broken.vtt", "--output", "o"], cwd=tmp_path)
+    run = invoke(["run", "broken.vtt", "--output", "o"], cwd=tmp_path)
     assert run.status == 3
     assert sorted(os.listdir(tmp_path)) == ["broken.vtt"]
 
 
 def test_a_mistyped_glossary_is_a_usage_error_before_any_stage(tmp_path: Path) -> None:
     in_folder(tmp_path, "bridge.txt")
-    run_cli(["init", "."], cwd=tmp_path)
+    invoke(["init", "."], cwd=tmp_path)
     config = tmp_path / "streamer.yaml"
     config.write_text(
         config.read_text().replace("glossary: glossary.yaml", "glossary: glosary.yaml")
     )
-    run = run_cli(["run", "bridge.txt", "--config", "streamer.yaml", "--output", "o"], cwd=tmp_path)
+    run = invoke(["run", "bridge.txt", "--config", "streamer.yaml", "--output", "o"], cwd=tmp_path)
     assert (run.status, run.stderr) == (
         2,
         "streamer: error: glossary glosary.yaml does not exist or is not a file (hint: check "
@@ -500,14 +500,14 @@ def test_a_later_failure_keeps_the_work_folder_says_so_and_clean_removes_it(
     (tmp_path / "o.html").mkdir()  # the report cannot be published: the last step fails
     (tmp_path / "o.html" / "x").write_text("")
     # a folder named as the report is refused before any stage: make it appear later
-    run = run_cli(["run", "bridge.txt", "--output", "o"], cwd=tmp_path)
+    run = invoke(["run", "bridge.txt", "--output", "o"], cwd=tmp_path)
     assert run.status == 2
     assert sorted(os.listdir(tmp_path)) == ["bridge.txt", "o.html"]
     shutil.rmtree(tmp_path / "o.html")
-    ok = run_cli(["run", "bridge.txt", "--output", "o"], cwd=tmp_path)
+    ok = invoke(["run", "bridge.txt", "--output", "o"], cwd=tmp_path)
     assert ok.status == 0
     assert (tmp_path / "o.work" / "source.jsonl").is_file()  # kept to skip unchanged stages
-    cleaned = run_cli(["run", "bridge.txt", "--output", "o", "--clean"], cwd=tmp_path)
+    cleaned = invoke(["run", "bridge.txt", "--output", "o", "--clean"], cwd=tmp_path)
     assert cleaned.status == 0
     assert sorted(os.listdir(tmp_path)) == ["bridge.txt", "o", "o.html"]
 
@@ -517,13 +517,13 @@ def test_a_later_failure_keeps_the_work_folder_says_so_and_clean_removes_it(
 
 def test_a_missing_output_folder_is_named_as_given(tmp_path: Path) -> None:
     in_folder(tmp_path, "bridge.vtt")
-    run = run_cli(["run", "bridge.vtt", "--output", "out/C1E050"], cwd=tmp_path)
+    run = invoke(["run", "bridge.vtt", "--output", "out/C1E050"], cwd=tmp_path)
     assert (run.status, run.stderr) == (
         2,
         "streamer: error: the folder out of --output out/C1E050 does not exist (hint: create "
         "it first: mkdir -p out)\n",
     )
-    spaced = run_cli(["run", "bridge.vtt", "--output", "my sessions/s1"], cwd=tmp_path)
+    spaced = invoke(["run", "bridge.vtt", "--output", "my sessions/s1"], cwd=tmp_path)
     assert spaced.stderr == (
         "streamer: error: the folder 'my sessions' of --output 'my sessions/s1' does not exist "
         "(hint: create it first: mkdir -p 'my sessions')\n"
@@ -532,7 +532,7 @@ def test_a_missing_output_folder_is_named_as_given(tmp_path: Path) -> None:
 
 
 def test_a_missing_transcript_is_named_with_its_whole_path(tmp_path: Path) -> None:
-    run = run_cli(["run", "sessions/s1/missing.vtt", "--output", "o"], cwd=tmp_path)
+    run = invoke(["run", "sessions/s1/missing.vtt", "--output", "o"], cwd=tmp_path)
     assert run.stderr == (
         "streamer: error: transcript sessions/s1/missing.vtt does not exist or is not a file "
         "(hint: check TRANSCRIPT)\n"
@@ -541,7 +541,7 @@ def test_a_missing_transcript_is_named_with_its_whole_path(tmp_path: Path) -> No
 
 def test_subrip_hard_space_is_a_no_break_space(tmp_path: Path) -> None:
     (tmp_path / "h.srt").write_bytes(b"1\n00:00:01,000 --> 00:00:02,000\nMr.\\hSmith\\Nhere\n")
-    run = run_cli(["import", "srt", "h.srt"], cwd=tmp_path)
+    run = invoke(["import", "srt", "h.srt"], cwd=tmp_path)
     assert run.status == 0
     unit = orjson.loads(run.stdout.splitlines()[1])
     assert unit["text"] == "Mr.\u00a0Smith here"
@@ -613,17 +613,17 @@ def test_a_huge_exponent_exits_3_with_its_path_from_a_file_and_stdin(tmp_path: P
         (tmp_path / "n.json").write_bytes(data)
         message = "a number out of range (its exponent) at " + path
         hint = " (hint: write the number without a huge exponent)"
-        from_file = run_cli(["import", fmt, "n.json"], cwd=tmp_path)
+        from_file = invoke(["import", fmt, "n.json"], cwd=tmp_path)
         assert (from_file.status, from_file.stderr) == (
             3,
             f"streamer: error: {fmt} n.json: {message}{hint}\n",
         )
-        from_stdin = run_cli(["import", fmt, "-", "--document-id", "d"], stdin=data)
+        from_stdin = invoke(["import", fmt, "-", "--document-id", "d"], input=data)
         assert (from_stdin.status, from_stdin.stderr) == (
             3,
             f"streamer: error: {fmt} stdin: {message}{hint}\n",
         )
-        ran = run_cli(["run", "n.json", "--output", "o"], cwd=tmp_path)
+        ran = invoke(["run", "n.json", "--output", "o"], cwd=tmp_path)
         assert (ran.status, ran.stderr) == (3, from_file.stderr)
 
 
@@ -663,7 +663,7 @@ def on_a_pty(args: list[str], cwd: Path, *, stream: str) -> tuple[int, bytes, by
 
 def test_report_refuses_to_write_html_to_a_terminal_unless_asked(tmp_path: Path) -> None:
     in_folder(tmp_path, "bridge.vtt")
-    receipt(run_cli(["run", "bridge.vtt", "--output", "s"], cwd=tmp_path))
+    receipt(invoke(["run", "bridge.vtt", "--output", "s"], cwd=tmp_path))
     status, shown, stderr = on_a_pty(["report", "s"], tmp_path, stream="stdout")
     assert (status, shown) == (2, b"")
     assert stderr == (
@@ -673,7 +673,7 @@ def test_report_refuses_to_write_html_to_a_terminal_unless_asked(tmp_path: Path)
     status, shown, stderr = on_a_pty(["report", "s", "--output", "-"], tmp_path, stream="stdout")
     assert (status, stderr) == (0, b"")
     assert shown.startswith(b"<!DOCTYPE html>")
-    piped = run_cli(["report", "s"], cwd=tmp_path)  # not a terminal: stdout as before
+    piped = invoke(["report", "s"], cwd=tmp_path)  # not a terminal: stdout as before
     assert piped.status == 0
     assert piped.stdout.replace(b"\n", b"\r\n") == shown  # the terminal shows \n as \r\n
 
@@ -701,7 +701,7 @@ def test_the_progress_line_names_each_stage_in_order(tmp_path: Path) -> None:
 
 
 def test_help_starts_a_person_off() -> None:
-    shown = run_cli(["--help"]).stdout.decode()
+    shown = invoke(["--help"]).stdout.decode()
     assert shown.splitlines()[2] == "  Start here: streamer run session.vtt --output out/session"
     sections = [line for line in shown.splitlines() if line and not line.startswith(" ")]
     assert sections[-3:] == [
@@ -712,7 +712,7 @@ def test_help_starts_a_person_off() -> None:
     assert "--install-completion" in shown
     for command in ("run", "init", "config", "import", "chunk", "extract", "normalize",
                     "evidence", "bundle", "batch", "validate", "report", "schema"):  # fmt: skip
-        help_text = run_cli([command, "--help"]).stdout.decode()
+        help_text = invoke([command, "--help"]).stdout.decode()
         assert "Examples:" in help_text, command
         assert f"    streamer {command}" in help_text, command
 
@@ -737,8 +737,8 @@ def test_shell_completion_answers_the_shell() -> None:
 
 
 def test_schema_by_its_name_is_the_schema_by_its_id() -> None:
-    by_name = run_cli(["schema", "notarius_dnd_spell_casts_v1"])
-    by_id = run_cli(["schema", "notarius.dnd.spell_casts"])
+    by_name = invoke(["schema", "notarius_dnd_spell_casts_v1"])
+    by_id = invoke(["schema", "notarius.dnd.spell_casts"])
     assert (by_name.status, by_name.stderr) == (0, "")
     assert by_name.stdout == by_id.stdout
     assert orjson.loads(by_name.stdout)["$id"] == "notarius.dnd.spell_casts"
@@ -749,7 +749,7 @@ def test_validate_says_not_a_bundle_without_walking_the_folder(tmp_path: Path) -
     for index in range(50):  # a folder that is no bundle, with files below it
         (deep / f"d{index}").mkdir(parents=True)
         (deep / f"d{index}" / "x.json").write_text("{}")
-    run = run_cli(["validate", "notes"], cwd=tmp_path)
+    run = invoke(["validate", "notes"], cwd=tmp_path)
     assert (run.status, run.stdout) == (3, b"")
     assert (
         run.stderr
@@ -802,9 +802,9 @@ def test_ctrl_c_says_nothing_was_published_and_what_was_kept(
 def batch(tmp_path: Path, manifest: str, name: str = "campaign.csv") -> Run:
     (tmp_path / name).write_text(manifest)
     if not (tmp_path / "streamer.yaml").exists():
-        (tmp_path / "streamer.yaml").write_bytes(run_cli(["config", "--show"]).stdout)
+        (tmp_path / "streamer.yaml").write_bytes(invoke(["config", "--show"]).stdout)
         (tmp_path / "out").mkdir()
-    return run_cli(
+    return invoke(
         ["batch", "--config", "streamer.yaml", name, "--output-dir", "out", "--workers", "1"],
         cwd=tmp_path,
     )
@@ -828,7 +828,7 @@ def test_a_manifest_without_format_and_with_import_options(tmp_path: Path) -> No
         ("podcast.srt", "srt", ["--speaker-prefix", "--speaker-carry", "2"]),
         ("youtube-rolling.vtt", "webvtt", ["--dedupe-rolling"]),
     ]:
-        imported = run_cli(["import", fmt, name, *options], cwd=tmp_path)
+        imported = invoke(["import", fmt, name, *options], cwd=tmp_path)
         work = tmp_path / "out" / f"{Path(name).stem}.work" / "source.jsonl"
         assert work.read_bytes() == imported.stdout, name
     jsonl = batch(
@@ -879,6 +879,6 @@ def test_a_manifest_row_whose_option_does_not_apply_names_both(
 def test_report_errors_name_the_campaign_folder_as_given(tmp_path: Path) -> None:
     empty = tmp_path / "no summary"
     empty.mkdir()
-    run = run_cli(["report", "--campaign", str(empty)])
+    run = invoke(["report", "--campaign", str(empty)])
     assert run.status == 2, run.stderr
     assert run.stderr.startswith(f"streamer: error: --campaign '{empty}': no batch.jsonl in it")

@@ -13,13 +13,13 @@ import pytest
 
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.import_cases import CASE_IDS, CASES, EXPECTED, ImportCase
-from tests.support import run_cli
+from tests.support import invoke
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_fixture_imports_to_the_expected_bytes_every_time(case: ImportCase) -> None:
-    first = run_cli(case.args())
-    second = run_cli(case.args())
+    first = invoke(case.args())
+    second = invoke(case.args())
     assert (first.status, first.stderr) == (0, "")
     assert first.stdout == case.expected_bytes
     assert second.stdout == first.stdout
@@ -28,7 +28,7 @@ def test_fixture_imports_to_the_expected_bytes_every_time(case: ImportCase) -> N
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_stdin_gives_the_same_bytes_as_the_file(case: ImportCase) -> None:
     data = Path(case.input_path).read_bytes()
-    run = run_cli(case.args("-", "--document-id", case.document_id), stdin=data)
+    run = invoke(case.args("-", "--document-id", case.document_id), input=data)
     assert (run.status, run.stderr) == (0, "")
     assert run.stdout == case.expected_bytes
 
@@ -36,7 +36,7 @@ def test_stdin_gives_the_same_bytes_as_the_file(case: ImportCase) -> None:
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_output_file_holds_the_same_bytes(case: ImportCase, tmp_path: Path) -> None:
     out = tmp_path / "source.jsonl"
-    run = run_cli(case.args(None, "--output", str(out)))
+    run = invoke(case.args(None, "--output", str(out)))
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
     assert out.read_bytes() == case.expected_bytes
     assert sorted(path.name for path in tmp_path.iterdir()) == ["source.jsonl"]
@@ -67,7 +67,7 @@ def test_expected_document_is_a_valid_source_document(case: ImportCase) -> None:
 
 def test_document_id_option_overrides_the_file_name() -> None:
     case = CASES[0]
-    run = run_cli(case.args(None, "--document-id", "session-12"))
+    run = invoke(case.args(None, "--document-id", "session-12"))
     assert run.status == 0, run.stderr
     header, _, rest = run.stdout.partition(b"\n")
     expected_header, _, expected_rest = case.expected_bytes.partition(b"\n")

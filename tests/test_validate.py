@@ -19,7 +19,7 @@ from tests.bundle_support import (
     run_bundle,
     write_config,
 )
-from tests.support import Case, config_dict, npc, ref, run_cli, spell, units, write_case
+from tests.support import Case, config_dict, invoke, npc, ref, spell, units, write_case
 
 # Sixty units with opaque IDs, chunks of 10 overlapping by 2 (the chunk map fixes the
 # positions 0, 9, 8, 17, 16, ...). With window 2 the evidence has three contexts:
@@ -46,7 +46,7 @@ def evidence_case(root: Path) -> Case:
 
 
 def validate(folder: Path) -> tuple[int, list[str], bytes]:
-    run = run_cli(["validate", str(folder)])
+    run = invoke(["validate", str(folder)])
     return run.status, run.stderr.splitlines(), run.stdout
 
 
