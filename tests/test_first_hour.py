@@ -185,9 +185,7 @@ def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
 
 
 def run_env(args: list[str], env: dict[str, str]) -> Run:
-    from tests.extract_support import run_cli_env
-
-    return run_cli_env(args, env)
+    return invoke(args, env=env)
 
 
 def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
@@ -718,19 +716,9 @@ def test_help_starts_a_person_off() -> None:
 
 
 def test_shell_completion_answers_the_shell() -> None:
-    completed = subprocess.run(
-        [sys.executable, "-m", "streamer"],
-        env={
-            **os.environ,
-            "PYTHONPATH": str(REPO),
-            "_STREAMER_COMPLETE": "complete_bash",
-            "COMP_WORDS": "streamer run --speaker-",
-            "COMP_CWORD": "2",
-        },
-        capture_output=True,
-        check=False,
-    )
-    assert (completed.returncode, completed.stdout.split()) == (
+    env = {"_STREAMER_COMPLETE": "complete_bash", "COMP_WORDS": "streamer run --speaker-"}
+    completed = invoke([], env={**env, "COMP_CWORD": "2"})
+    assert (completed.status, completed.stdout.split()) == (
         0,
         [b"--speaker-prefix", b"--speaker-carry"],
     )
