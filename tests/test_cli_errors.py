@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.run_support import in_folder
 from tests.support import REPO, Case, invoke, jsonl_bytes, ref, spell, unit, write_case
 
 MARKER = "ZQX-SECRET-7f3a"
@@ -274,3 +275,35 @@ def test_debug_adds_a_traceback_and_is_accepted_anywhere(tmp_path: Path) -> None
         assert run.status == 2
         assert run.stderr.startswith("Traceback (most recent call last):")
         assert run.stderr.splitlines()[-1] == quiet.stderr.rstrip("\n")
+
+
+def test_a_missing_output_folder_is_named_as_given(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.vtt")
+    run = invoke(["run", "bridge.vtt", "--output", "out/C1E050"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (
+        2,
+        "streamer: error: the folder out of --output out/C1E050 does not exist (hint: create "
+        "it first: mkdir -p out)\n",
+    )
+    spaced = invoke(["run", "bridge.vtt", "--output", "my sessions/s1"], cwd=tmp_path)
+    assert spaced.stderr == (
+        "streamer: error: the folder 'my sessions' of --output 'my sessions/s1' does not exist "
+        "(hint: create it first: mkdir -p 'my sessions')\n"
+    )
+    assert sorted(os.listdir(tmp_path)) == ["bridge.vtt"]
+
+
+def test_a_missing_transcript_is_named_with_its_whole_path(tmp_path: Path) -> None:
+    run = invoke(["run", "sessions/s1/missing.vtt", "--output", "o"], cwd=tmp_path)
+    assert run.stderr == (
+        "streamer: error: transcript sessions/s1/missing.vtt does not exist or is not a file "
+        "(hint: check TRANSCRIPT)\n"
+    )
+
+
+def test_report_errors_name_the_campaign_folder_as_given(tmp_path: Path) -> None:
+    empty = tmp_path / "no summary"
+    empty.mkdir()
+    run = invoke(["report", "--campaign", str(empty)])
+    assert run.status == 2, run.stderr
+    assert run.stderr.startswith(f"streamer: error: --campaign '{empty}': no batch.jsonl in it")

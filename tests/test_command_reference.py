@@ -92,3 +92,29 @@ def test_a_command_reads_only_its_own_module_and_shows_the_same_help(
     assert "streamer.cli.evidence_command" in loaded
     others = set(COMMAND_MODULES.values()) - {"evidence_command"}
     assert [m for m in others if f"streamer.cli.{m}'" in loaded] == []
+
+
+def test_help_starts_a_person_off() -> None:
+    shown = invoke(["--help"]).stdout.decode()
+    assert shown.splitlines()[2] == "  Start here: streamer run session.vtt --output out/session"
+    sections = [line for line in shown.splitlines() if line and not line.startswith(" ")]
+    assert sections[-3:] == [
+        "Start here:",
+        "Stages, one at a time (what run does):",
+        "Consumers of a bundle:",
+    ]
+    assert "--install-completion" in shown
+    for command in ("run", "init", "config", "import", "chunk", "extract", "normalize",
+                    "evidence", "bundle", "batch", "validate", "report", "schema"):  # fmt: skip
+        help_text = invoke([command, "--help"]).stdout.decode()
+        assert "Examples:" in help_text, command
+        assert f"    streamer {command}" in help_text, command
+
+
+def test_shell_completion_answers_the_shell() -> None:
+    env = {"_STREAMER_COMPLETE": "complete_bash", "COMP_WORDS": "streamer run --speaker-"}
+    completed = invoke([], env={**env, "COMP_CWORD": "2"})
+    assert (completed.status, completed.stdout.split()) == (
+        0,
+        [b"--speaker-prefix", b"--speaker-carry"],
+    )

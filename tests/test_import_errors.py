@@ -3,6 +3,7 @@ path, and nothing written. Usage mistakes: exit status 2 before anything is read
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -240,3 +241,26 @@ def test_usage_errors_exit_2_before_reading(args: list[str], message: str, tmp_p
     assert (run.status, run.stdout) == (2, b"")
     assert run.stderr == f"streamer: error: {message}\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["session.txt"]
+
+
+EMPTY = [
+    ("empty.srt", b"", "no units: empty.srt is empty or has no cues"),
+    ("blank.txt", b"\n  \n", "no units: blank.txt is empty or has no lines of text"),
+    ("empty.vtt", b"WEBVTT\n\n", "no units: empty.vtt is empty or has no cues"),
+    ("none.json", b'{"segments": []}', "no units: none.json is empty or has no segments"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), EMPTY)
+def test_a_transcript_without_units_is_an_error_in_import_and_run(
+    tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    (tmp_path / name).write_bytes(content)
+    fmt = {"srt": "srt", "txt": "text", "vtt": "webvtt", "json": "whisperx"}[name.split(".")[1]]
+    hint = f" (hint: check the file, read as {fmt} (--format))"
+    imported = invoke(["import", fmt, name, "--output", "s.jsonl"], cwd=tmp_path)
+    assert (imported.status, imported.stdout) == (3, b"")
+    assert imported.stderr == f"streamer: error: {message}{hint}\n"
+    ran = invoke(["run", name, "--output", "o"], cwd=tmp_path)
+    assert (ran.status, ran.stdout, ran.stderr) == (3, b"", imported.stderr)
+    assert sorted(os.listdir(tmp_path)) == [name]  # no work folder, no bundle, no report

@@ -133,3 +133,11 @@ def test_expected_units_of_each_format() -> None:
     assert [u["unit_id"] for u in units("crd3-line.jsonl")] == [
         "t00000-01", "t00000-02", "t00001-01", "t00002-01", "t00003-01", "t00003-02", "t00010-01",
     ]  # fmt: skip
+
+
+def test_subrip_hard_space_is_a_no_break_space(tmp_path: Path) -> None:
+    (tmp_path / "h.srt").write_bytes(b"1\n00:00:01,000 --> 00:00:02,000\nMr.\\hSmith\\Nhere\n")
+    run = invoke(["import", "srt", "h.srt"], cwd=tmp_path)
+    assert run.status == 0
+    unit = orjson.loads(run.stdout.splitlines()[1])
+    assert unit["text"] == "Mr.\u00a0Smith here"

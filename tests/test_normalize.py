@@ -30,7 +30,7 @@ IDS = [f"u{i}" for i in range(1, 13)]  # chunks of 5 overlapping by 2: u1-u5, u4
 
 def says_all(unit_id: str) -> str:
     """A unit text saying every value these tests use (the support check is
-    ``tests/test_support.py``'s)."""
+    ``tests/test_support_check.py``'s)."""
     return (
         f"text of {unit_id}: Keyleth, Scanlan, Vex, Grog, Kima, Brenna, the barkeep and "
         "Scanlan's Mother cast Fireball, Hunter's Mark, Light, Shield, Melf's Acid Arrow "

@@ -5,7 +5,7 @@ candidate per turn naming an SRD spell (from every chunk holding the turn, so du
 from overlapping chunks must collapse), an NPC-registry candidate per turn speaker
 (plumbing data: one record per name key), and one candidate one unit past its chunk. The
 candidates are plumbing data, not said by their units, so the support check is off (its
-provenance is then in the bundle's index); ``tests/test_support_crd3.py`` checks support."""
+provenance is then in the bundle's index); ``tests/test_support_check_crd3.py`` checks support."""
 
 from __future__ import annotations
 

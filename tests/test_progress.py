@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from streamer.cli.progress import TerminalProgress, human
-from tests.support import REPO, ref, spell, units, write_case
+from tests.run_support import in_folder
+from tests.support import REPO, invoke, ref, spell, units, write_case
 
 
 class Clock:
@@ -66,8 +68,9 @@ def test_human_sizes(size: int, shown: str) -> None:
     assert human(size) == shown
 
 
-def run_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
-    """Run the CLI with standard error on a pseudo-terminal; standard output is a pipe."""
+def run_on_a_terminal(args: list[str], cwd: Path | None = None) -> tuple[int, bytes, bytes]:
+    """Run the CLI with standard error on a pseudo-terminal; standard output is a pipe:
+    ``(status, standard output, what the terminal showed)``."""
     primary, secondary = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     process = subprocess.Popen(
@@ -75,6 +78,7 @@ def run_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
         stdout=subprocess.PIPE,
         stderr=secondary,
         stdin=subprocess.DEVNULL,
+        cwd=cwd,
         env=env,
     )
     os.close(secondary)
@@ -96,12 +100,8 @@ def run_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
 def test_progress_is_drawn_on_a_terminal_and_quiet_turns_it_off(tmp_path: Path) -> None:
     ids = [f"u{i}" for i in range(200)]
     case = write_case(tmp_path, units(ids), {"spells": [spell("c1", ref("u5", "u6"))]}, window=1)
-    plain = subprocess.run(
-        [sys.executable, "-m", "streamer", *case.args()],
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        check=True,
-    )
+    plain = invoke(case.args())
+    assert plain.status == 0, plain.stderr
     status, stdout, terminal = run_on_a_terminal(case.args())
     assert status == 0
     assert stdout == plain.stdout  # standard output carries only data
@@ -112,3 +112,23 @@ def test_progress_is_drawn_on_a_terminal_and_quiet_turns_it_off(tmp_path: Path) 
 
     status, stdout, terminal = run_on_a_terminal([*case.args(), "--quiet"])
     assert (status, stdout, terminal) == (0, plain.stdout, b"")
+
+
+def test_the_progress_line_names_each_stage_in_order(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.vtt")
+    status, stdout, shown = run_on_a_terminal(["run", "bridge.vtt", "--output", "s"], tmp_path)
+    assert status == 0, shown
+    assert orjson.loads(stdout)["status"] == "ok"
+    drawn = [part.removesuffix(b"\x1b[K").decode() for part in shown.split(b"\r") if part]
+    stages = [line for line in drawn if line.startswith("streamer: [")]
+    started = [line for line in stages if "]" in line and ":" not in line.split("] ", 1)[1]]
+    assert started == [
+        "streamer: [1/5] import",
+        "streamer: [2/5] extract",
+        "streamer: [3/5] normalize",
+        "streamer: [4/5] bundle",
+        "streamer: [5/5] report",
+    ]
+    numbers = [int(line.split("[", 1)[1].split("/", 1)[0]) for line in stages]
+    assert numbers == sorted(numbers)  # never back to an earlier stage
+    assert drawn[-1] == ""  # erased at the end: the line left clean

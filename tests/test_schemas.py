@@ -255,3 +255,11 @@ def test_schema_needs_exactly_one_of_an_id_or_list(args: list[str]) -> None:
     run = invoke(["schema", *args])
     assert run.status == 2
     assert "give either SCHEMA or --list" in run.stderr
+
+
+def test_schema_by_its_name_is_the_schema_by_its_id() -> None:
+    by_name = invoke(["schema", "notarius_dnd_spell_casts_v1"])
+    by_id = invoke(["schema", "notarius.dnd.spell_casts"])
+    assert (by_name.status, by_name.stderr) == (0, "")
+    assert by_name.stdout == by_id.stdout
+    assert orjson.loads(by_name.stdout)["$id"] == "notarius.dnd.spell_casts"

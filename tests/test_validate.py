@@ -141,3 +141,16 @@ def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
         [ERROR + f"bundle folder {tmp_path / 'nowhere'} does not exist"],
         b"",
     )
+
+
+def test_validate_says_not_a_bundle_without_walking_the_folder(tmp_path: Path) -> None:
+    deep = tmp_path / "notes"
+    for index in range(50):  # a folder that is no bundle, with files below it
+        (deep / f"d{index}").mkdir(parents=True)
+        (deep / f"d{index}" / "x.json").write_text("{}")
+    run = invoke(["validate", "notes"], cwd=tmp_path)
+    assert (run.status, run.stdout) == (3, b"")
+    assert (
+        run.stderr
+        == """streamer: error: "index.json": missing: a bundle is described by its index\n"""
+    )
