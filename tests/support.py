@@ -313,7 +313,10 @@ def live_children() -> set[int]:
     """The live child processes of this process (every thread's)."""
     found: set[int] = set()
     for task in Path("/proc/self/task").iterdir():
-        found |= {int(pid) for pid in (task / "children").read_text().split()}
+        try:
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+        except FileNotFoundError:  # the thread ended since it was listed
+            continue
     return found
 
 
