@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -270,6 +271,40 @@ def invoke(
         sys.stderr.flush()
         out, err = stdout.getvalue(), stderr.getvalue()
     return Run(status, out, err.decode("utf-8", "replace"))
+
+
+def shown_on_a_terminal(
+    args: Sequence[str], stream: str, cwd: Path | None = None
+) -> tuple[int, bytes, bytes]:
+    """Run ``python -m streamer`` with its ``stream`` (``"stdout"`` or ``"stderr"``) on a
+    pseudo-terminal and the other on a pipe: ``(status, what the terminal showed, what the
+    other stream carried)``."""
+    master, slave = pty.openpty()
+    on_pty = {stream: slave}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamer", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=on_pty.get("stdout", subprocess.PIPE),
+        stderr=on_pty.get("stderr", subprocess.PIPE),
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    os.close(slave)
+    shown = bytearray()
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the terminal's other end closed: the process is done with it
+            break
+        if not data:
+            break
+        shown += data
+    os.close(master)
+    other = process.stderr if stream == "stdout" else process.stdout
+    assert other is not None
+    rest = other.read()
+    other.close()
+    return process.wait(timeout=120), bytes(shown), rest
 
 
 def published_form(item: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,18 @@ import pytest
 
 from tests.bundle_support import receipt
 from tests.run_support import in_folder
-from tests.support import REPO, Case, invoke, jsonl_bytes, ref, spell, stopped, units, write_case
+from tests.support import (
+    REPO,
+    Case,
+    invoke,
+    jsonl_bytes,
+    ref,
+    shown_on_a_terminal,
+    spell,
+    stopped,
+    units,
+    write_case,
+)
 
 
 def case(root: Path) -> Case:
@@ -153,45 +164,18 @@ def wait_until_reading(pid: int) -> None:
     raise AssertionError("the process never blocked reading its terminal")
 
 
-def output_on_a_terminal(args: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    """Run streamer with its standard output on a terminal: ``(status, what the terminal
-    showed, standard error)``."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamer", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=slave,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    os.close(slave)
-    shown = bytearray()
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # the terminal's other end closed: the process is done with it
-            break
-        if not data:
-            break
-        shown += data
-    os.close(master)
-    assert process.stderr is not None
-    rest = process.stderr.read()
-    process.stderr.close()
-    return process.wait(timeout=120), bytes(shown), rest
-
-
 def test_report_refuses_to_write_html_to_a_terminal_unless_asked(tmp_path: Path) -> None:
     in_folder(tmp_path, "bridge.vtt")
     receipt(invoke(["run", "bridge.vtt", "--output", "s"], cwd=tmp_path))
-    status, shown, stderr = output_on_a_terminal(["report", "s"], tmp_path)
+    status, shown, stderr = shown_on_a_terminal(["report", "s"], "stdout", tmp_path)
     assert (status, shown) == (2, b"")
     assert stderr == (
         b"streamer: error: streamer report writes an HTML page, not text for a terminal "
         b"(hint: write it to a file: --output s.html (or --output - to print it here))\n"
     )
-    status, shown, stderr = output_on_a_terminal(["report", "s", "--output", "-"], tmp_path)
+    status, shown, stderr = shown_on_a_terminal(
+        ["report", "s", "--output", "-"], "stdout", tmp_path
+    )
     assert (status, stderr) == (0, b"")
     assert shown.startswith(b"<!DOCTYPE html>")
     piped = invoke(["report", "s"], cwd=tmp_path)  # not a terminal: stdout as before
