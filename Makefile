@@ -94,8 +94,12 @@ typecheck: venv
 contracts: venv
 	$(BIN)/lint-imports
 
+# The tests in PYTEST_WORKERS processes (pytest-xdist), each test module in one of them (its
+# module fixtures made once). PYTEST_WORKERS=0 runs them in this process alone.
+PYTEST_WORKERS ?= 2
+
 unit: venv
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadscope
 
 # The command reference, from the real --help of every command (tests/test_command_reference.py).
 docs: venv

@@ -12,7 +12,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from streamer.output.schema_catalog import load_schema
-from tests.support import CRD3, REPO, Case, Run, run_cli, write_case
+from tests.support import CRD3, REPO, Case, Run, invoke, write_case
 
 DEMO = REPO / "fixtures" / "demo"
 CRD3_EPISODES = sorted((CRD3 / "episodes").glob("*.json")) if CRD3.is_dir() else []
@@ -34,8 +34,8 @@ def bundle_args(case: Case, output: Path, *extra: str, source: str | None = None
 
 
 def run_bundle(case: Case, output: Path, *extra: str, stdin: bytes | None = None) -> Run:
-    return run_cli(
-        bundle_args(case, output, *extra, source="-" if stdin is not None else None), stdin=stdin
+    return invoke(
+        bundle_args(case, output, *extra, source="-" if stdin is not None else None), input=stdin
     )
 
 

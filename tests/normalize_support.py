@@ -10,7 +10,7 @@ import orjson
 
 from streamer import api
 from streamer.api.normalization import NormalizeResult
-from tests.support import KIND_OF_LANE, REPO, Case, Run, run_cli, write_case
+from tests.support import KIND_OF_LANE, REPO, Case, Run, invoke, write_case
 
 CANDIDATES_FIXTURE = REPO / "fixtures" / "demo" / "candidates"
 
@@ -87,7 +87,7 @@ def normalize(
 
 
 def normalize_cli(case: Case, candidates: Path, output: Path, *extra: str) -> Run:
-    return run_cli(
+    return invoke(
         [
             "normalize",
             "--config",

@@ -4,8 +4,8 @@ digests the first implementation published; ``test_published_bytes`` checks that
 of today publishes exactly those bytes (a refactor must change none).
 
 Run ``python -m tests.published_bytes OUT_DIR`` to print the digests of this checkout
-(the runner is ``python -m streamer``, so it also runs against an older checkout through
-``PYTHONPATH``).
+(the runner is then ``python -m streamer``, so it also runs against an older checkout
+through ``PYTHONPATH``; the test runs streamer in its own process).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import hashlib
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -32,7 +33,13 @@ IMPORT_CASES = (
 )
 
 
-def _streamer(*args: str | Path) -> bytes:
+# Runs streamer with these arguments and returns its standard output (an AssertionError
+# naming the command when it fails).
+Streamer = Callable[..., bytes]
+
+
+def in_a_process(*args: str | Path) -> bytes:
+    """``python -m streamer`` in a subprocess."""
     run = subprocess.run(
         [sys.executable, "-m", "streamer", *map(str, args)], capture_output=True, check=False
     )
@@ -45,8 +52,10 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _bundle(config: Path, source: Path, lanes: Path, out: Path) -> dict[str, str]:
-    _streamer("bundle", "--config", config, "--source", source, "--lanes-dir", lanes,
+def _bundle(
+    streamer: Streamer, config: Path, source: Path, lanes: Path, out: Path
+) -> dict[str, str]:
+    streamer("bundle", "--config", config, "--source", source, "--lanes-dir", lanes,
               "--output", out, "--quiet")  # fmt: skip
     return {
         str(path.relative_to(out)): _digest(path.read_bytes())
@@ -55,23 +64,25 @@ def _bundle(config: Path, source: Path, lanes: Path, out: Path) -> dict[str, str
     }
 
 
-def _session(name: str, config: Path, source: Path, lanes: Path, work: Path) -> dict[str, str]:
+def _session(
+    streamer: Streamer, name: str, config: Path, source: Path, lanes: Path, work: Path
+) -> dict[str, str]:
     digests = {
-        f"{name}/chunk": _digest(_streamer("chunk", "--config", config, "--source", source)),
+        f"{name}/chunk": _digest(streamer("chunk", "--config", config, "--source", source)),
         f"{name}/evidence": _digest(
-            _streamer("evidence", "--config", config, "--source", source, "--lanes-dir", lanes)
+            streamer("evidence", "--config", config, "--source", source, "--lanes-dir", lanes)
         ),
     }
     bundle = work / f"{name}-bundle"
     bundle.parent.mkdir(parents=True, exist_ok=True)
-    for file, digest in _bundle(config, source, lanes, bundle).items():
+    for file, digest in _bundle(streamer, config, source, lanes, bundle).items():
         digests[f"{name}/bundle/{file}"] = digest
     return digests
 
 
-def _crd3(episode: str, work: Path) -> dict[str, str]:
+def _crd3(streamer: Streamer, episode: str, work: Path) -> dict[str, str]:
     source = work / f"{episode}.jsonl"
-    imported = _streamer("import", "crd3", CRD3 / "episodes" / f"{episode}.json")
+    imported = streamer("import", "crd3", CRD3 / "episodes" / f"{episode}.json")
     source.write_bytes(imported)
     header = json.loads(imported.split(b"\n", 1)[0])
     alignments = json.loads((CRD3 / "alignments" / f"{episode}_2_0.json").read_text("utf-8"))
@@ -115,26 +126,33 @@ def _crd3(episode: str, work: Path) -> dict[str, str]:
         encoding="utf-8",
     )
     digests = {f"crd3/{episode}/import": _digest(imported)}
-    lines = _streamer("import", "crd3", CRD3 / "episodes" / f"{episode}.json", "--unit", "line")
+    lines = streamer("import", "crd3", CRD3 / "episodes" / f"{episode}.json", "--unit", "line")
     digests[f"crd3/{episode}/import-lines"] = _digest(lines)
-    digests.update(_session(f"crd3/{episode}", config, source, lanes, work))
+    digests.update(_session(streamer, f"crd3/{episode}", config, source, lanes, work))
     return digests
 
 
-def published_digests(work: Path, *, crd3: bool = True) -> dict[str, str]:
-    """The digest of every published document, by a name that says how it was made."""
+def published_digests(
+    work: Path, *, crd3: bool = True, streamer: Streamer = in_a_process
+) -> dict[str, str]:
+    """The digest of every published document, by a name that says how it was made
+    (``streamer``: how each command is run)."""
     digests: dict[str, str] = {}
     for fmt, name in IMPORT_CASES:
-        digests[f"import/{fmt}"] = _digest(_streamer("import", fmt, IMPORTS / name))
+        digests[f"import/{fmt}"] = _digest(streamer("import", fmt, IMPORTS / name))
     bridge = work / "bridge.jsonl"
-    bridge.write_bytes(_streamer("import", "webvtt", IMPORTS / "bridge.vtt"))
-    digests.update(_session("bridge", IMPORTS / "streamer.yaml", bridge, IMPORTS / "lanes", work))
+    bridge.write_bytes(streamer("import", "webvtt", IMPORTS / "bridge.vtt"))
     digests.update(
-        _session("demo", DEMO / "streamer.yaml", DEMO / "session.jsonl", DEMO / "lanes", work)
+        _session(streamer, "bridge", IMPORTS / "streamer.yaml", bridge, IMPORTS / "lanes", work)
+    )
+    digests.update(
+        _session(
+            streamer, "demo", DEMO / "streamer.yaml", DEMO / "session.jsonl", DEMO / "lanes", work
+        )
     )
     if crd3:
         for episode in CRD3_EPISODES:
-            digests.update(_crd3(episode, work))
+            digests.update(_crd3(streamer, episode, work))
     return digests
 
 

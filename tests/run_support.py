@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,52 @@ IMPORT = FIXTURES / "import"
 BATCH = FIXTURES / "batch"
 CONFIG = BATCH / "streamer.yaml"  # the spells lane, by the rules engine
 TRANSCRIPT = IMPORT / "bridge.txt"  # "Sel casts Feather Fall": one spell cast
+
+# The lanes of the kinds with built-in rules: the default configuration's, with no model.
+RULES_LANES = sorted(
+    kind.default_lane
+    for kind in api.default_registry()
+    if kind.extraction is not None and kind.extraction.rules is not None
+)
+
+# Built like podcast captions: the speaker is named on the first cue of a turn only.
+PODCAST = """\
+1
+00:00:01,000 --> 00:00:03,000
+HOST: Welcome back to the show.
+
+2
+00:00:03,100 --> 00:00:05,000
+Today we talk about dice.
+
+3
+00:00:05,200 --> 00:00:07,000
+GUEST: Thanks for having me.
+
+4
+00:00:07,100 --> 00:00:09,000
+I brought my lucky d20.
+
+5
+00:00:09,500 --> 00:00:11,000
+It rolls a lot of ones.
+
+6
+00:00:20,000 --> 00:00:22,000
+After the break, a listener question.
+"""
+
+
+def in_folder(tmp_path: Path, *names: str) -> Path:
+    """Copy fixtures into ``tmp_path`` so the commands name them as a user would."""
+    for name in names:
+        shutil.copy(IMPORT / name, tmp_path / name)
+    return tmp_path
+
+
+def stage_counts(result: dict[str, Any], stage: str) -> dict[str, Any]:
+    counts: dict[str, Any] = next(s["counts"] for s in result["stages"] if s["stage"] == stage)
+    return counts
 
 
 def by_hand(

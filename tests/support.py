@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pty
+import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
 import orjson
 import yaml
+from typer.testing import CliRunner
 
+from streamer.cli import app as cli_app
+from streamer.cli.main import TERMINATING, main
 from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.chunking.chunker import Chunker
 from streamer.framework.kinds.registry import SchemaIdentity
@@ -228,6 +235,78 @@ def run_cli(
     return Run(completed.returncode, completed.stdout, completed.stderr.decode("utf-8", "replace"))
 
 
+def invoke(
+    args: Sequence[str],
+    *,
+    input: bytes | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str | None] | None = None,
+) -> Run:
+    """Run ``streamer`` in this process, as ``run_cli`` runs it in a subprocess: the entry
+    point ``main`` (its error model, its exit status) with typer's ``CliRunner`` standing in
+    for the standard streams (``input``: standard input, empty when ``None``; ``env``:
+    variables set, or removed when ``None``). What ``main`` sets for its process (the
+    terminating signals' handlers, the unraisable hook, ``--debug``) is put back after."""
+    handlers = {signum: signal.getsignal(signum) for signum in TERMINATING}
+    hook = sys.unraisablehook
+    status: int = 0
+    runner = CliRunner()
+    with contextlib.ExitStack() as stack:
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stdout, stderr, _ = stack.enter_context(runner.isolation(input=input, env=env))
+        # The width of help a process writing to a pipe gets (80 columns, less click's
+        # margin of 2): the runner forces 80 (put back when its isolation ends).
+        click.formatting.FORCED_WIDTH = 78
+        try:
+            main(list(args))
+        except SystemExit as exited:
+            status = exited.code if isinstance(exited.code, int) else 1
+        finally:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+            sys.unraisablehook = hook
+            cli_app._debug["on"] = False
+        sys.stdout.flush()
+        sys.stderr.flush()
+        out, err = stdout.getvalue(), stderr.getvalue()
+    return Run(status, out, err.decode("utf-8", "replace"))
+
+
+def shown_on_a_terminal(
+    args: Sequence[str], stream: str, cwd: Path | None = None
+) -> tuple[int, bytes, bytes]:
+    """Run ``python -m streamer`` with its ``stream`` (``"stdout"`` or ``"stderr"``) on a
+    pseudo-terminal and the other on a pipe: ``(status, what the terminal showed, what the
+    other stream carried)``."""
+    master, slave = pty.openpty()
+    on_pty = {stream: slave}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamer", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=on_pty.get("stdout", subprocess.PIPE),
+        stderr=on_pty.get("stderr", subprocess.PIPE),
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    os.close(slave)
+    shown = bytearray()
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the terminal's other end closed: the process is done with it
+            break
+        if not data:
+            break
+        shown += data
+    os.close(master)
+    other = process.stderr if stream == "stdout" else process.stdout
+    assert other is not None
+    rest = other.read()
+    other.close()
+    return process.wait(timeout=120), bytes(shown), rest
+
+
 def published_form(item: dict[str, Any]) -> dict[str, Any]:
     """A unit as the evidence document publishes it, written out independently of streamer."""
     out: dict[str, Any] = {
@@ -269,7 +348,10 @@ def live_children() -> set[int]:
     """The live child processes of this process (every thread's)."""
     found: set[int] = set()
     for task in Path("/proc/self/task").iterdir():
-        found |= {int(pid) for pid in (task / "children").read_text().split()}
+        try:
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+        except FileNotFoundError:  # the thread ended since it was listed
+            continue
     return found
 
 

@@ -25,10 +25,10 @@ from streamer.framework.source.reference import SourceReference
 from tests.support import (
     REPO,
     config_dict,
+    invoke,
     jsonl_bytes,
     npc,
     ref,
-    run_cli,
     scene,
     spell,
     turn,
@@ -88,7 +88,7 @@ def test_disabled_by_default_and_the_evidence_command_refuses(tmp_path: Path) ->
     case.config.write_bytes(orjson.dumps(config_dict(["spells"], None)))
     assert api.load_config(case.config).evidence_enabled is False
     target = tmp_path / "evidence.json"
-    run = run_cli(case.args("--output", str(target)))
+    run = invoke(case.args("--output", str(target)))
     assert run.status == 2
     assert run.stderr.startswith(
         "streamer: error: evidence publication is not enabled in the configuration"
@@ -118,7 +118,7 @@ def test_enabling_requires_an_explicit_non_empty_allowlist(
     config = config_dict(["spells"], None)
     config["output"] = {"module": "json", "options": {"evidence_context": evidence}}
     case.config.write_bytes(orjson.dumps(config))
-    run = run_cli(case.args())
+    run = invoke(case.args())
     assert (run.status, run.stdout) == (2, b"")
     assert run.stderr.startswith(f"streamer: error: {message}")
 
@@ -238,7 +238,7 @@ def test_invalid_selected_lanes_and_unsupported_kinds_fail_before_execution(
     case = write_case(tmp_path, UNITS, {"spells": [spell("c1", ref("s2"))]})
     case.config.write_bytes(orjson.dumps(config_dict(["spells", "party-roster"], allowlist)))
     case.source.unlink()  # nothing is read: the configuration fails first
-    run = run_cli(case.args())
+    run = invoke(case.args())
     assert (run.status, run.stdout) == (2, b"")
     assert message in run.stderr
     assert run.stderr.count("\n") == 1
@@ -249,7 +249,7 @@ def test_invalid_accepted_references_fail_output_projection(tmp_path: Path) -> N
         tmp_path, UNITS, {"spells": [spell("c1", ref("s2")), spell("c2", ref("s3", "s9"))]}
     )
     target = tmp_path / "evidence.json"
-    run = run_cli(case.args("--output", str(target)))
+    run = invoke(case.args("--output", str(target)))
     assert run.status == 3
     assert run.stderr == (
         "streamer: error: lane spells: $.records[1] reference 0: reversed source reference: "
@@ -264,7 +264,7 @@ def test_empty_selected_lane_results_produce_a_valid_empty_artifact(tmp_path: Pa
     case = write_case(
         tmp_path, UNITS, {"spells": []}, configured=["spells", "npcs"], allowlist=["spells", "npcs"]
     )
-    run = run_cli(case.args())
+    run = invoke(case.args())
     assert run.status == 0
     assert run.stderr == (
         "streamer: warning: lane npcs has no normalized output (npcs.json); it contributes nothing\n"

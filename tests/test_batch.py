@@ -20,7 +20,7 @@ from streamer.api.batches import SUMMARY_FILE, BatchProgress
 from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors import ConfigurationError
 from tests.run_support import CONFIG, IMPORT, tree
-from tests.support import REPO, run_cli
+from tests.support import REPO, invoke
 
 BATCH = REPO / "fixtures" / "batch"
 CAMPAIGN = BATCH / "campaign.csv"
@@ -161,7 +161,7 @@ def test_the_command_prints_one_receipt_and_exits_4_when_a_session_failed(
     tmp_path: Path,
 ) -> None:
     args = ["batch", "--config", str(CONFIG), str(WITH_CORRUPT)]
-    result = run_cli([*args, "--output-dir", str(tmp_path / "out"), "--workers", "1"])
+    result = invoke([*args, "--output-dir", str(tmp_path / "out"), "--workers", "1"])
     assert result.status == 4
     assert orjson.loads(result.stdout) == {
         "status": "failed",
@@ -172,7 +172,7 @@ def test_the_command_prints_one_receipt_and_exits_4_when_a_session_failed(
         "summary": "batch.jsonl",
     }
     assert result.stderr == (f"streamer: error: session corrupt (row 2) failed: {CORRUPT_ERROR}\n")
-    campaign = run_cli(
+    campaign = invoke(
         ["batch", "--config", str(CONFIG), str(CAMPAIGN), "--output-dir", str(tmp_path / "c")]
     )
     assert campaign.status == 0, campaign.stderr
@@ -287,7 +287,7 @@ def test_a_bad_manifest_row_fails_before_anything_runs(
 def test_a_bad_manifest_exits_2_from_the_command(tmp_path: Path) -> None:
     manifest = tmp_path / "m.csv"
     manifest.write_text("transcript,format\nmissing.vtt,webvtt\n")
-    result = run_cli(["batch", "--config", str(CONFIG), "m.csv", "--output-dir", "o"], cwd=tmp_path)
+    result = invoke(["batch", "--config", str(CONFIG), "m.csv", "--output-dir", "o"], cwd=tmp_path)
     assert result.status == 2
     assert result.stdout == b""
     assert result.stderr.startswith("streamer: error: manifest m.csv row 2: transcript")
@@ -377,20 +377,20 @@ def test_without_a_configuration_each_session_is_what_run_gives_without_one(
     is refused as run refuses it."""
     manifest = tmp_path / "m.csv"
     manifest.write_text(f"transcript,document_id\n{IMPORT / 'bridge.vtt'},bridge\n")
-    alone = run_cli(["run", str(IMPORT / "bridge.vtt"), "--output", str(tmp_path / "bridge")])
+    alone = invoke(["run", str(IMPORT / "bridge.vtt"), "--output", str(tmp_path / "bridge")])
     assert alone.status == 0, alone.stderr
-    first = run_cli(["batch", str(manifest), "--output-dir", str(tmp_path / "out")])
+    first = invoke(["batch", str(manifest), "--output-dir", str(tmp_path / "out")])
     assert first.status == 0, first.stderr
     assert orjson.loads(first.stdout)["ok"] == 1
     assert tree(tmp_path / "out" / "bridge") == tree(tmp_path / "bridge")
     assert (tmp_path / "out" / "bridge.html").read_bytes() == (
         tmp_path / "bridge.html"
     ).read_bytes()
-    again = run_cli(["batch", str(manifest), "--output-dir", str(tmp_path / "out")])
+    again = invoke(["batch", str(manifest), "--output-dir", str(tmp_path / "out")])
     assert orjson.loads(again.stdout)["skipped"] == 1
     server = ["--model-url", "http://127.0.0.1:9/v1", "--model", "m"]
     output = ["--output-dir", str(tmp_path / "o")]
-    both = run_cli(["batch", "--config", str(CONFIG), str(manifest), *output, *server])
+    both = invoke(["batch", "--config", str(CONFIG), str(manifest), *output, *server])
     assert both.status == 2
     assert both.stderr == (
         "streamer: error: --model-url applies only without --config "

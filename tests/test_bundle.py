@@ -23,12 +23,12 @@ from tests.support import (
     Case,
     chunk_map_entries,
     config_dict,
+    invoke,
     json_bytes,
     jsonl_bytes,
     lane_output,
     npc,
     ref,
-    run_cli,
     scene,
     spell,
     turn,
@@ -245,7 +245,7 @@ def test_bundle_evidence_is_the_evidence_command_output(tmp_path: Path) -> None:
     demo = demo_case()
     out = tmp_path / "bundle"
     receipt(run_bundle(demo, out))
-    evidence = run_cli(demo.args())
+    evidence = invoke(demo.args())
     assert evidence.status == 0, evidence.stderr
     assert (out / "evidence-context.json").read_bytes() == evidence.stdout
 
@@ -434,7 +434,7 @@ def test_force_never_replaces_what_is_not_a_bundle(tmp_path: Path, occupant: str
 @pytest.mark.parametrize("output", ["-", "missing-parent/bundle"])
 def test_unusable_output_is_a_usage_error(tmp_path: Path, output: str) -> None:
     case = small_case(tmp_path / "case")
-    run = run_cli(
+    run = invoke(
         [
             "bundle",
             "--config",

@@ -17,7 +17,7 @@ from streamer.configuration import Configuration, resolve_configuration
 from streamer.extraction.chunks import chunk_count
 from streamer.framework.chunking.chunker import Chunker, chunk_id, chunk_span
 from tests.import_cases import EXPECTED, FIXTURES
-from tests.support import chunk_map_entries, config_dict, jsonl_bytes, run_cli, unit
+from tests.support import chunk_map_entries, config_dict, invoke, jsonl_bytes, unit
 
 Bounds = list[tuple[str, int, int]]
 
@@ -147,10 +147,10 @@ def test_chunk_command_writes_the_committed_chunks(tmp_path: Path) -> None:
     source = EXPECTED / "webvtt.jsonl"
     config = FIXTURES / "streamer.yaml"
     expected = (EXPECTED / "webvtt-chunks.jsonl").read_bytes()
-    from_file = run_cli(_chunk_args(config, str(source)))
-    from_stdin = run_cli(_chunk_args(config, "-"), stdin=source.read_bytes())
+    from_file = invoke(_chunk_args(config, str(source)))
+    from_stdin = invoke(_chunk_args(config, "-"), input=source.read_bytes())
     out = tmp_path / "chunks.jsonl"
-    to_file = run_cli(_chunk_args(config, str(source), "--output", str(out)))
+    to_file = invoke(_chunk_args(config, str(source), "--output", str(out)))
     assert (from_file.status, from_file.stderr) == (0, "")
     assert from_file.stdout == expected
     assert (from_stdin.status, from_stdin.stdout) == (0, expected)
@@ -182,7 +182,7 @@ def test_chunk_command_bounds_are_the_chunkers(
     data["pipeline"]["chunking"] = {"max_units": max_units, "overlap_units": overlap_units}
     config = tmp_path / "streamer.yaml"
     config.write_text(yaml.safe_dump(data))
-    run = run_cli(_chunk_args(config, str(source)))
+    run = invoke(_chunk_args(config, str(source)))
     assert (run.status, run.stderr) == (0, "")
     chunker: Chunker[str] = Chunker(max_units, overlap_units)
     chunks = [chunk for unit_id in ids for chunk in chunker.add(unit_id)]
@@ -203,8 +203,8 @@ def test_chunk_of_an_invalid_source_writes_nothing(tmp_path: Path) -> None:
     source.write_bytes(tampered)
     out = tmp_path / "chunks.jsonl"
     config = FIXTURES / "streamer.yaml"
-    to_file = run_cli(_chunk_args(config, str(source), "--output", str(out)))
-    to_stdout = run_cli(_chunk_args(config, "-"), stdin=tampered)
+    to_file = invoke(_chunk_args(config, str(source), "--output", str(out)))
+    to_stdout = invoke(_chunk_args(config, "-"), input=tampered)
     for run in (to_file, to_stdout):
         assert (run.status, run.stdout) == (3, b"")
         assert run.stderr.startswith("streamer: error: semantic_digest does not match the units")

@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.support import REPO, Case, jsonl_bytes, ref, run_cli, spell, unit, write_case
+from tests.run_support import in_folder
+from tests.support import REPO, Case, invoke, jsonl_bytes, ref, spell, unit, write_case
 
 MARKER = "ZQX-SECRET-7f3a"
 UNITS = [
@@ -182,7 +183,7 @@ def test_bad_input_is_one_content_safe_line_with_the_status_and_no_output(
     mutate(case)
     target = tmp_path / "out" / "evidence.json"
     target.parent.mkdir()
-    run = run_cli(case.args("--output", str(target)))
+    run = invoke(case.args("--output", str(target)))
     assert run.status == status, run.stderr
     assert run.stdout == b""
     assert run.stderr.startswith("streamer: error: ")
@@ -195,7 +196,7 @@ def test_bad_input_is_one_content_safe_line_with_the_status_and_no_output(
 
 def test_a_valid_run_publishes_the_marker_only_in_the_output(tmp_path: Path) -> None:
     case = base_case(tmp_path)
-    run = run_cli(case.args())
+    run = invoke(case.args())
     assert run.status == 0
     assert run.stderr == ""
     assert MARKER.encode() in run.stdout
@@ -204,10 +205,10 @@ def test_a_valid_run_publishes_the_marker_only_in_the_output(tmp_path: Path) -> 
 def test_output_to_a_file_is_owner_only_and_stdout_stays_empty(tmp_path: Path) -> None:
     case = base_case(tmp_path)
     target = tmp_path / "evidence.json"
-    run = run_cli(case.args("--output", str(target)))
+    run = invoke(case.args("--output", str(target)))
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
     assert target.stat().st_mode & 0o777 == 0o600
-    assert target.read_bytes() == run_cli(case.args()).stdout
+    assert target.read_bytes() == invoke(case.args()).stdout
 
 
 @pytest.mark.parametrize(
@@ -221,7 +222,7 @@ def test_output_to_a_file_is_owner_only_and_stdout_stays_empty(tmp_path: Path) -
     ],
 )
 def test_usage_errors_are_one_line_with_status_2(args: list[str], message: str) -> None:
-    run = run_cli(args)
+    run = invoke(args)
     assert run.status == 2
     assert run.stderr.startswith("streamer: error: ")
     assert message in run.stderr
@@ -230,7 +231,7 @@ def test_usage_errors_are_one_line_with_status_2(args: list[str], message: str) 
 
 def test_unknown_lane_filter_is_a_usage_error(tmp_path: Path) -> None:
     case = base_case(tmp_path)
-    run = run_cli(case.args("--lane", "ghosts"))
+    run = invoke(case.args("--lane", "ghosts"))
     assert run.status == 2
     assert run.stderr.startswith("streamer: error: --lane 'ghosts' is not a configured lane")
 
@@ -238,7 +239,7 @@ def test_unknown_lane_filter_is_a_usage_error(tmp_path: Path) -> None:
 def test_missing_output_folder_fails_before_reading(tmp_path: Path) -> None:
     case = base_case(tmp_path)
     given = tmp_path / "missing" / "e.json"
-    run = run_cli(case.args("--output", str(given)))
+    run = invoke(case.args("--output", str(given)))
     assert run.status == 2
     assert run.stderr == (
         f"streamer: error: the folder {given.parent} of --output {given} does not exist "
@@ -267,10 +268,42 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 def test_debug_adds_a_traceback_and_is_accepted_anywhere(tmp_path: Path) -> None:
     case = base_case(tmp_path)
     case.source.unlink()
-    quiet = run_cli(case.args())
+    quiet = invoke(case.args())
     assert "Traceback" not in quiet.stderr
     for args in (["--debug", *case.args()], [*case.args(), "--debug"]):
-        run = run_cli(args)
+        run = invoke(args)
         assert run.status == 2
         assert run.stderr.startswith("Traceback (most recent call last):")
         assert run.stderr.splitlines()[-1] == quiet.stderr.rstrip("\n")
+
+
+def test_a_missing_output_folder_is_named_as_given(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.vtt")
+    run = invoke(["run", "bridge.vtt", "--output", "out/C1E050"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (
+        2,
+        "streamer: error: the folder out of --output out/C1E050 does not exist (hint: create "
+        "it first: mkdir -p out)\n",
+    )
+    spaced = invoke(["run", "bridge.vtt", "--output", "my sessions/s1"], cwd=tmp_path)
+    assert spaced.stderr == (
+        "streamer: error: the folder 'my sessions' of --output 'my sessions/s1' does not exist "
+        "(hint: create it first: mkdir -p 'my sessions')\n"
+    )
+    assert sorted(os.listdir(tmp_path)) == ["bridge.vtt"]
+
+
+def test_a_missing_transcript_is_named_with_its_whole_path(tmp_path: Path) -> None:
+    run = invoke(["run", "sessions/s1/missing.vtt", "--output", "o"], cwd=tmp_path)
+    assert run.stderr == (
+        "streamer: error: transcript sessions/s1/missing.vtt does not exist or is not a file "
+        "(hint: check TRANSCRIPT)\n"
+    )
+
+
+def test_report_errors_name_the_campaign_folder_as_given(tmp_path: Path) -> None:
+    empty = tmp_path / "no summary"
+    empty.mkdir()
+    run = invoke(["report", "--campaign", str(empty)])
+    assert run.status == 2, run.stderr
+    assert run.stderr.startswith(f"streamer: error: --campaign '{empty}': no batch.jsonl in it")

@@ -14,7 +14,7 @@ import pytest
 from streamer import __version__, api
 from streamer.cli import reference
 from streamer.cli.main import command_tree
-from tests.support import REPO, run_cli
+from tests.support import REPO, invoke
 
 COMMANDS = REPO / "docs" / "commands.md"
 
@@ -28,7 +28,7 @@ def test_the_committed_command_reference_is_the_real_help() -> None:
 def test_every_argument_and_option_shows_its_help() -> None:
     root = command_tree()
     for name, command in root.commands.items():
-        page = run_cli([name, "--help"])
+        page = invoke([name, "--help"])
         assert page.status == 0
         text = " ".join(page.stdout.decode().split())
         for param in command.params:
@@ -39,26 +39,26 @@ def test_every_argument_and_option_shows_its_help() -> None:
 
 
 def test_import_help_lists_every_format() -> None:
-    page = " ".join(run_cli(["import", "--help"]).stdout.decode().split())
+    page = " ".join(invoke(["import", "--help"]).stdout.decode().split())
     formats = ", ".join(fmt.name for fmt in api.import_formats())
     assert formats == "crd3, srt, text, webvtt, whisperx"
     assert f"FORMAT The transcript's format, one of: {formats}. [required]" in page
 
 
 def test_version() -> None:
-    run = run_cli(["--version"])
+    run = invoke(["--version"])
     assert (run.status, run.stdout, run.stderr) == (0, f"streamer {__version__}\n".encode(), "")
 
 
 def test_debug_as_an_option_value_is_that_value(tmp_path: Path) -> None:
     vtt = REPO / "fixtures" / "import" / "bridge.vtt"
-    run = run_cli(["import", "webvtt", str(vtt), "--output", "--debug"], cwd=tmp_path)
+    run = invoke(["import", "webvtt", str(vtt), "--output", "--debug"], cwd=tmp_path)
     assert (run.status, run.stderr) == (0, "")
     assert (tmp_path / "--debug").read_bytes().startswith(b'{"document_id":"bridge"')
 
 
 def test_debug_after_the_command_still_shows_a_traceback(tmp_path: Path) -> None:
-    run = run_cli(["import", "webvtt", "missing.vtt", "--debug"], cwd=tmp_path)
+    run = invoke(["import", "webvtt", "missing.vtt", "--debug"], cwd=tmp_path)
     assert run.status == 2
     assert run.stderr.startswith("Traceback (most recent call last):")
     assert run.stderr.endswith(
@@ -77,7 +77,7 @@ def test_a_command_reads_only_its_own_module_and_shows_the_same_help(
     root = command_tree()
     context = click.Context(root, info_name="streamer", terminal_width=78)
     for name in COMMAND_MODULES:
-        shown = run_cli(["--debug", name, "--help"])
+        shown = invoke(["--debug", name, "--help"])
         assert shown.status == 0, name
         command = root.commands[name]
         page = click.Context(command, info_name=name, parent=context, terminal_width=78)
@@ -92,3 +92,29 @@ def test_a_command_reads_only_its_own_module_and_shows_the_same_help(
     assert "streamer.cli.evidence_command" in loaded
     others = set(COMMAND_MODULES.values()) - {"evidence_command"}
     assert [m for m in others if f"streamer.cli.{m}'" in loaded] == []
+
+
+def test_help_starts_a_person_off() -> None:
+    shown = invoke(["--help"]).stdout.decode()
+    assert shown.splitlines()[2] == "  Start here: streamer run session.vtt --output out/session"
+    sections = [line for line in shown.splitlines() if line and not line.startswith(" ")]
+    assert sections[-3:] == [
+        "Start here:",
+        "Stages, one at a time (what run does):",
+        "Consumers of a bundle:",
+    ]
+    assert "--install-completion" in shown
+    for command in ("run", "init", "config", "import", "chunk", "extract", "normalize",
+                    "evidence", "bundle", "batch", "validate", "report", "schema"):  # fmt: skip
+        help_text = invoke([command, "--help"]).stdout.decode()
+        assert "Examples:" in help_text, command
+        assert f"    streamer {command}" in help_text, command
+
+
+def test_shell_completion_answers_the_shell() -> None:
+    env = {"_STREAMER_COMPLETE": "complete_bash", "COMP_WORDS": "streamer run --speaker-"}
+    completed = invoke([], env={**env, "COMP_CWORD": "2"})
+    assert (completed.status, completed.stdout.split()) == (
+        0,
+        [b"--speaker-prefix", b"--speaker-carry"],
+    )

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.support import CRD3, config_dict, lane_output, run_cli, scene
+from tests.support import CRD3, config_dict, invoke, lane_output, scene
 
 EPISODES = sorted(p.stem for p in (CRD3 / "episodes").glob("*.json")) if CRD3.is_dir() else []
 pytestmark = pytest.mark.skipif(not EPISODES, reason="../shared/data/crd3 is not present")
@@ -69,7 +69,7 @@ def test_crd3_alignments_project_as_scene_evidence(tmp_path: Path, episode: str)
         "--lanes-dir",
         str(lanes_dir),
     ]
-    empty = orjson.loads(run_cli(args).stdout)
+    empty = orjson.loads(invoke(args).stdout)
     assert empty["contexts"] == []
     payload = lane_output(
         "scene-descriptions",
@@ -79,7 +79,7 @@ def test_crd3_alignments_project_as_scene_evidence(tmp_path: Path, episode: str)
     )
     (lanes_dir / "scene-descriptions.json").write_bytes(orjson.dumps(payload))
 
-    run = run_cli(args)
+    run = invoke(args)
     assert run.status == 0, run.stderr
     document = orjson.loads(run.stdout)
     position = {turn_id(n): i for i, n in enumerate(numbers)}

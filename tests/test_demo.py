@@ -2,12 +2,12 @@
 
 import orjson
 
-from tests.support import REPO, run_cli
+from tests.support import REPO, invoke
 
 
 def test_demo_evidence_is_published_to_stdout() -> None:
     demo = REPO / "fixtures" / "demo"
-    run = run_cli(
+    run = invoke(
         [
             "evidence",
             "--config",

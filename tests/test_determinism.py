@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from tests.support import json_bytes, npc, ref, run_cli, spell, units, write_case
+from tests.support import invoke, json_bytes, npc, ref, spell, units, write_case
 
 IDS = [f"x{(i * 7) % 40}" for i in range(40)]
 LANES = {
@@ -18,27 +18,27 @@ LANES = {
 
 def test_output_is_byte_identical_across_runs_forms_and_stdin(tmp_path: Path) -> None:
     case = write_case(tmp_path, units(IDS), LANES, window=2)
-    first = run_cli(case.args())
+    first = invoke(case.args())
     assert first.status == 0, first.stderr
     assert first.stdout.endswith(b"]}\n")
-    assert run_cli(case.args()).stdout == first.stdout
+    assert invoke(case.args()).stdout == first.stdout
 
-    from_stdin = run_cli(case.args(source="-"), stdin=case.source.read_bytes())
+    from_stdin = invoke(case.args(source="-"), input=case.source.read_bytes())
     assert from_stdin.stdout == first.stdout
 
     json_form = tmp_path / "source.json"
     json_form.write_bytes(json_bytes(case.document_id, units(IDS), units_first=True, indent=True))
-    assert run_cli(case.args(source=str(json_form))).stdout == first.stdout
-    assert run_cli(case.args(source="-"), stdin=json_form.read_bytes()).stdout == first.stdout
+    assert invoke(case.args(source=str(json_form))).stdout == first.stdout
+    assert invoke(case.args(source="-"), input=json_form.read_bytes()).stdout == first.stdout
 
     to_file = tmp_path / "evidence.json"
-    assert run_cli(case.args("--output", str(to_file))).status == 0
+    assert invoke(case.args("--output", str(to_file))).status == 0
     assert to_file.read_bytes() == first.stdout
 
 
 def test_lane_filter_records_the_whole_allowlist(tmp_path: Path) -> None:
     case = write_case(tmp_path, units(IDS), LANES, window=0)
-    run = run_cli(case.args("--lane", "npcs"))
+    run = invoke(case.args("--lane", "npcs"))
     assert run.status == 0
     document = orjson.loads(run.stdout)
     assert document["lanes"] == ["npcs", "spells"]

@@ -27,7 +27,7 @@ from streamer.configuration.model import (
 from streamer.framework.errors import ConfigurationError, ExitStatus, InputError, StreamerError
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from tests.bundle_support import DEMO
-from tests.support import REPO, run_cli
+from tests.support import REPO, invoke
 
 README = REPO / "README.md"
 DOCS = REPO / "docs"
@@ -181,7 +181,7 @@ def test_the_quick_start_is_make_demo_a_run_with_no_configuration_and_make_test(
 def test_the_quick_start_run_publishes_the_fixture_s_spells(tmp_path: Path) -> None:
     shutil.copytree(REPO / "fixtures" / "quickstart", tmp_path / "fixtures" / "quickstart")
     (tmp_path / "out").mkdir()
-    run = run_cli(QUICK_START_RUN.split()[1:], cwd=tmp_path)
+    run = invoke(QUICK_START_RUN.split()[1:], cwd=tmp_path)
     assert (run.status, run.stderr) == (0, "")
     spells = orjson.loads((tmp_path / "out" / "session" / "lanes" / "spells.json").read_bytes())
     assert [record["spell"] for record in spells["records"]] == ["Shield", "Fireball"]
@@ -542,7 +542,7 @@ OUTLINE_START = [
 
 
 def demo_bundle(folder: Path, config: Path = DEMO / "streamer.yaml") -> Path:
-    run = run_cli(
+    run = invoke(
         [
             "bundle",
             "--config",

@@ -32,13 +32,12 @@ from tests.extract_support import (
     candidates,
     cites_first_unit,
     first_units,
-    run_cli_env,
     session_prefix,
     spell_answer,
     write_config,
 )
 from tests.fake_openai import FakeServer, Reply, Request, always, fake_server, sequence
-from tests.support import REPO, stopped
+from tests.support import REPO, invoke, stopped
 
 # Every transport api.extract builds here records its backoff's sleeps instead of sleeping.
 pytestmark = pytest.mark.usefixtures("sleeps")
@@ -641,10 +640,8 @@ def test_the_key_is_sent_and_written_nowhere(tmp_path: Path) -> None:
             tmp_path, server.base_url, lanes=ALL_LANES[:2], api_key_env=KEY_VARIABLE, concurrency=1
         )
         args = ["extract", "--config", str(config), "--source", str(SESSION), "--output-dir"]
-        ok = run_cli_env(
-            [*args, str(tmp_path / "out"), "--lane", "spells"], env={KEY_VARIABLE: SECRET}
-        )
-        debug = run_cli_env(["--debug", *args, str(tmp_path / "out")], env={KEY_VARIABLE: SECRET})
+        ok = invoke([*args, str(tmp_path / "out"), "--lane", "spells"], env={KEY_VARIABLE: SECRET})
+        debug = invoke(["--debug", *args, str(tmp_path / "out")], env={KEY_VARIABLE: SECRET})
     assert {request.headers["Authorization"] for request in server.requests} == {f"Bearer {SECRET}"}
     assert ok.status == 4, ok.stderr
     assert ok.stderr == (
@@ -665,7 +662,7 @@ def test_the_key_is_sent_and_written_nowhere(tmp_path: Path) -> None:
 def test_the_command_writes_the_receipt_and_exits_0(tmp_path: Path) -> None:
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url)
-        run = run_cli_env(
+        run = invoke(
             extract_args(
                 config, SESSION, tmp_path / "out", "--cache-dir", str(tmp_path / "cache"), "--quiet"
             )
@@ -681,7 +678,7 @@ def test_the_command_writes_the_receipt_and_exits_0(tmp_path: Path) -> None:
 def test_a_configuration_error_exits_2_before_any_request(tmp_path: Path) -> None:
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url, concurrency=0)
-        run = run_cli_env(extract_args(config, SESSION, tmp_path / "out"))
+        run = invoke(extract_args(config, SESSION, tmp_path / "out"))
     assert run.status == 2
     assert (
         run.stderr == "streamer: error: $.pipeline.extraction.concurrency must be an integer >= 1\n"
@@ -694,7 +691,7 @@ def test_invalid_source_exits_3_before_any_request(tmp_path: Path) -> None:
     source.write_text('{"document_id": "x"}\n{"unit_id": "u1"}\n')
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url)
-        run = run_cli_env(extract_args(config, source, tmp_path / "out"))
+        run = invoke(extract_args(config, source, tmp_path / "out"))
     assert run.status == 3, run.stderr
     assert server.requests == [] and not (tmp_path / "out").exists()
 

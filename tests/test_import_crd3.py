@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from streamer.framework.chunking.chunker import Chunker
-from tests.support import CRD3, config_dict, lane_output, ref, run_cli, scene
+from tests.support import CRD3, config_dict, invoke, lane_output, ref, scene
 
 EPISODES = ["C1E001", "C1E002", "C2E001", "C2E010"]
 
@@ -30,7 +30,7 @@ def _episode(name: str) -> tuple[Path, Path]:
 
 
 def _import(episode: Path, out: Path, *options: str) -> tuple[dict[str, Any], list[Any]]:
-    run = run_cli(["import", "crd3", str(episode), "--output", str(out), *options])
+    run = invoke(["import", "crd3", str(episode), "--output", str(out), *options])
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
     lines = out.read_bytes().splitlines()
     return orjson.loads(lines[0]), [orjson.loads(line) for line in lines[1:]]
@@ -48,13 +48,13 @@ def test_crd3_episode_imports_one_unit_per_turn(name: str, tmp_path: Path) -> No
         assert unit["kind"] == "utterance"
         assert unit["metadata"] == {"speaker": ", ".join(turn["NAMES"])}
         assert unit["text"] == " ".join(line.strip() for line in turn["UTTERANCES"])
-    again = run_cli(["import", "crd3", str(episode)])
+    again = invoke(["import", "crd3", str(episode)])
     assert again.stdout == (tmp_path / "source.jsonl").read_bytes()
 
 
 def test_crd3_known_turn() -> None:
     episode, _ = _episode("C1E001")
-    run = run_cli(["import", "crd3", str(episode)])
+    run = invoke(["import", "crd3", str(episode)])
     assert run.status == 0, run.stderr
     units = [orjson.loads(line) for line in run.stdout.splitlines()[1:]]
     assert units[104] == {
@@ -105,7 +105,7 @@ def test_crd3_alignments_as_scene_evidence(name: str, tmp_path: Path) -> None:
         yaml.safe_dump(config_dict(["scene-descriptions"], ["scene-descriptions"], window=0))
     )
     args = ["--config", str(config), "--source", str(source), "--lanes-dir", str(lanes_dir)]
-    run = run_cli(["evidence", *args])
+    run = invoke(["evidence", *args])
     assert (run.status, run.stderr) == (0, "")
     document = orjson.loads(run.stdout)
     assert document["source"] == header
@@ -166,7 +166,7 @@ def test_crd3_episode_chunks_are_the_chunkers(tmp_path: Path) -> None:
     _, units = _import(episode, source)
     config = tmp_path / "streamer.yaml"
     config.write_text(yaml.safe_dump(config_dict(["spells"], None)))  # default 100 / 10
-    run = run_cli(["chunk", "--config", str(config), "--source", str(source)])
+    run = invoke(["chunk", "--config", str(config), "--source", str(source)])
     assert (run.status, run.stderr) == (0, "")
     chunker: Chunker[str] = Chunker(100, 10)
     ids = [unit["unit_id"] for unit in units]

@@ -3,11 +3,12 @@ path, and nothing written. Usage mistakes: exit status 2 before anything is read
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.support import run_cli
+from tests.support import invoke
 
 MARKER = "MARKER-q7Zx"
 M = MARKER.encode()
@@ -174,7 +175,7 @@ def test_malformed_input_fails_with_one_safe_line_and_writes_nothing(
 ) -> None:
     source = tmp_path / name
     source.write_bytes(content)
-    run = run_cli(["import", fmt, name, *options, "--output", "out.jsonl"], cwd=tmp_path)
+    run = invoke(["import", fmt, name, *options, "--output", "out.jsonl"], cwd=tmp_path)
     assert run.status == 3
     assert run.stdout == b""
     assert run.stderr == f"streamer: error: {message}\n"
@@ -193,7 +194,7 @@ FIRST_OF_EACH_FORMAT = list({case[0]: case for case in reversed(MALFORMED)}.valu
 def test_malformed_stdin_writes_nothing_to_stdout(
     fmt: str, name: str, content: bytes, options: tuple[str, ...], message: str
 ) -> None:
-    run = run_cli(["import", fmt, "-", *options, "--document-id", "d"], stdin=content)
+    run = invoke(["import", fmt, "-", *options, "--document-id", "d"], input=content)
     assert run.status == 3
     assert run.stdout == b""
     label = f"{fmt} stdin: "
@@ -204,7 +205,7 @@ def test_an_error_after_many_good_units_still_writes_nothing(tmp_path: Path) -> 
     lines = b"".join(b"SPEAKER: line %d\n" % number for number in range(50_000))
     source = tmp_path / "long.txt"
     source.write_bytes(lines + b"MATT: " + M + b" \xc3\n")
-    run = run_cli(["import", "text", "long.txt", "--output", "out.jsonl"], cwd=tmp_path)
+    run = invoke(["import", "text", "long.txt", "--output", "out.jsonl"], cwd=tmp_path)
     assert (run.status, run.stdout) == (3, b"")
     assert run.stderr == (
         "streamer: error: text long.txt: line 50001: not valid UTF-8 (hint: convert it to UTF-8 first, e.g. iconv -f WINDOWS-1252 -t UTF-8)\n"
@@ -236,7 +237,30 @@ def test_usage_errors_exit_2_before_reading(args: list[str], message: str, tmp_p
     fixture = tmp_path / "session.txt"
     fixture.write_bytes(b"MATT: hello\n")
     argv = [arg.format(fixture="session.txt", missing="missing.txt") for arg in args]
-    run = run_cli(argv, stdin=b"MATT: hello\n", cwd=tmp_path)
+    run = invoke(argv, input=b"MATT: hello\n", cwd=tmp_path)
     assert (run.status, run.stdout) == (2, b"")
     assert run.stderr == f"streamer: error: {message}\n"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["session.txt"]
+
+
+EMPTY = [
+    ("empty.srt", b"", "no units: empty.srt is empty or has no cues"),
+    ("blank.txt", b"\n  \n", "no units: blank.txt is empty or has no lines of text"),
+    ("empty.vtt", b"WEBVTT\n\n", "no units: empty.vtt is empty or has no cues"),
+    ("none.json", b'{"segments": []}', "no units: none.json is empty or has no segments"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), EMPTY)
+def test_a_transcript_without_units_is_an_error_in_import_and_run(
+    tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    (tmp_path / name).write_bytes(content)
+    fmt = {"srt": "srt", "txt": "text", "vtt": "webvtt", "json": "whisperx"}[name.split(".")[1]]
+    hint = f" (hint: check the file, read as {fmt} (--format))"
+    imported = invoke(["import", fmt, name, "--output", "s.jsonl"], cwd=tmp_path)
+    assert (imported.status, imported.stdout) == (3, b"")
+    assert imported.stderr == f"streamer: error: {message}{hint}\n"
+    ran = invoke(["run", name, "--output", "o"], cwd=tmp_path)
+    assert (ran.status, ran.stdout, ran.stderr) == (3, b"", imported.stderr)
+    assert sorted(os.listdir(tmp_path)) == [name]  # no work folder, no bundle, no report

@@ -13,13 +13,13 @@ import pytest
 
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.import_cases import CASE_IDS, CASES, EXPECTED, ImportCase
-from tests.support import run_cli
+from tests.support import invoke
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_fixture_imports_to_the_expected_bytes_every_time(case: ImportCase) -> None:
-    first = run_cli(case.args())
-    second = run_cli(case.args())
+    first = invoke(case.args())
+    second = invoke(case.args())
     assert (first.status, first.stderr) == (0, "")
     assert first.stdout == case.expected_bytes
     assert second.stdout == first.stdout
@@ -28,7 +28,7 @@ def test_fixture_imports_to_the_expected_bytes_every_time(case: ImportCase) -> N
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_stdin_gives_the_same_bytes_as_the_file(case: ImportCase) -> None:
     data = Path(case.input_path).read_bytes()
-    run = run_cli(case.args("-", "--document-id", case.document_id), stdin=data)
+    run = invoke(case.args("-", "--document-id", case.document_id), input=data)
     assert (run.status, run.stderr) == (0, "")
     assert run.stdout == case.expected_bytes
 
@@ -36,7 +36,7 @@ def test_stdin_gives_the_same_bytes_as_the_file(case: ImportCase) -> None:
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_output_file_holds_the_same_bytes(case: ImportCase, tmp_path: Path) -> None:
     out = tmp_path / "source.jsonl"
-    run = run_cli(case.args(None, "--output", str(out)))
+    run = invoke(case.args(None, "--output", str(out)))
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
     assert out.read_bytes() == case.expected_bytes
     assert sorted(path.name for path in tmp_path.iterdir()) == ["source.jsonl"]
@@ -67,7 +67,7 @@ def test_expected_document_is_a_valid_source_document(case: ImportCase) -> None:
 
 def test_document_id_option_overrides_the_file_name() -> None:
     case = CASES[0]
-    run = run_cli(case.args(None, "--document-id", "session-12"))
+    run = invoke(case.args(None, "--document-id", "session-12"))
     assert run.status == 0, run.stderr
     header, _, rest = run.stdout.partition(b"\n")
     expected_header, _, expected_rest = case.expected_bytes.partition(b"\n")
@@ -133,3 +133,11 @@ def test_expected_units_of_each_format() -> None:
     assert [u["unit_id"] for u in units("crd3-line.jsonl")] == [
         "t00000-01", "t00000-02", "t00001-01", "t00002-01", "t00003-01", "t00003-02", "t00010-01",
     ]  # fmt: skip
+
+
+def test_subrip_hard_space_is_a_no_break_space(tmp_path: Path) -> None:
+    (tmp_path / "h.srt").write_bytes(b"1\n00:00:01,000 --> 00:00:02,000\nMr.\\hSmith\\Nhere\n")
+    run = invoke(["import", "srt", "h.srt"], cwd=tmp_path)
+    assert run.status == 0
+    unit = orjson.loads(run.stdout.splitlines()[1])
+    assert unit["text"] == "Mr.\u00a0Smith here"

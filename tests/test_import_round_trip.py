@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from tests.import_cases import CASE_IDS, CASES, FIXTURES, ImportCase
-from tests.support import config_dict, lane_output, npc, published_form, ref, run_cli, spell
+from tests.support import config_dict, invoke, lane_output, npc, published_form, ref, spell
 
 # Per case: a range for the npcs lane and one unit for the spells lane, with a gap between.
 CITED = {
@@ -26,7 +26,7 @@ CITED = {
 
 def _import(case: ImportCase, tmp_path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     source = tmp_path / "source.jsonl"
-    run = run_cli(case.args(None, "--output", str(source)))
+    run = invoke(case.args(None, "--output", str(source)))
     assert (run.status, run.stderr) == (0, "")
     lines = source.read_bytes().splitlines()
     return orjson.loads(lines[0]), [orjson.loads(line) for line in lines[1:]]
@@ -72,7 +72,7 @@ def test_imported_transcript_publishes_exact_evidence(case: ImportCase, tmp_path
     )
     config = tmp_path / "streamer.yaml"
     config.write_text(yaml.safe_dump(config_dict(["npcs", "spells"], ["npcs", "spells"], 0)))
-    run = run_cli(
+    run = invoke(
         [
             "evidence",
             "--config",
@@ -97,7 +97,7 @@ def test_committed_demo_lanes_cite_the_imported_webvtt_fixture(tmp_path: Path) -
     """make demo: import bridge.vtt, then evidence with fixtures/import/lanes (window 0)."""
     case = next(case for case in CASES if case.name == "webvtt")
     header, units = _import(case, tmp_path)
-    run = run_cli(
+    run = invoke(
         [
             "evidence",
             "--config",

@@ -62,7 +62,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorder]:
         pytest.skip(f"CRD3 is not in {CRD3}")
     reason = _skip_reason()
     if reason is not None:
-        SKIPPED.append(reason)
         if model_server.under_ci():
             pytest.fail(f"CI must run the real-server tests: {reason}")
         pytest.skip(reason)
@@ -72,9 +71,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorder]:
             yield recorder
         finally:
             recorder.stop()
-
-
-SKIPPED: list[str] = []  # read by conftest.py's one summary line
 
 
 @pytest.fixture(scope="session")

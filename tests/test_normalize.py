@@ -23,14 +23,14 @@ from tests.normalize_support import (
     source_case,
     write_candidates,
 )
-from tests.support import Case, ref, run_cli
+from tests.support import Case, invoke, ref
 
 IDS = [f"u{i}" for i in range(1, 13)]  # chunks of 5 overlapping by 2: u1-u5, u4-u8, u7-u11, u10-u12
 
 
 def says_all(unit_id: str) -> str:
     """A unit text saying every value these tests use (the support check is
-    ``tests/test_support.py``'s)."""
+    ``tests/test_support_check.py``'s)."""
     return (
         f"text of {unit_id}: Keyleth, Scanlan, Vex, Grog, Kima, Brenna, the barkeep and "
         "Scanlan's Mother cast Fireball, Hunter's Mark, Light, Shield, Melf's Acid Arrow "
@@ -183,7 +183,7 @@ def test_a_unit_one_past_the_chunks_end_is_outside_the_chunk(tmp_path: Path) -> 
 
 def test_chunk_ids_are_exactly_those_of_streamer_chunk(tmp_path: Path) -> None:
     case = spells_case(tmp_path)
-    run = run_cli(["chunk", "--config", str(case.config), "--source", str(case.source)])
+    run = invoke(["chunk", "--config", str(case.config), "--source", str(case.source)])
     chunks = [orjson.loads(line) for line in run.stdout.splitlines()]
     lines = [
         candidate(
@@ -650,7 +650,7 @@ def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
         "scene-descriptions.json",
         "spells.json",
     ]
-    bundle = run_cli(
+    bundle = invoke(
         [
             "bundle",
             "--config",
@@ -665,7 +665,7 @@ def test_output_passes_validate_after_bundle(tmp_path: Path) -> None:
     )
     assert bundle.status == 0, bundle.stderr
     assert orjson.loads(bundle.stdout)["normalized_lanes"] == 3
-    valid = run_cli(["validate", str(tmp_path / "bundle")])
+    valid = invoke(["validate", str(tmp_path / "bundle")])
     assert valid.status == 0, valid.stderr
     again = normalize_cli(case, folder, lanes)
     assert again.status == 2 and "already exists (hint: use --force" in again.stderr
@@ -720,7 +720,7 @@ def test_the_demo_candidates_normalize_bundle_and_validate(tmp_path: Path) -> No
     from tests.bundle_support import DEMO
 
     args = ["--config", str(DEMO / "streamer.yaml"), "--source", str(DEMO / "session.jsonl")]
-    run = run_cli(
+    run = invoke(
         [
             "normalize",
             *args,
@@ -749,7 +749,7 @@ def test_the_demo_candidates_normalize_bundle_and_validate(tmp_path: Path) -> No
         ("Vex'ahlia", "Hunter's Mark"),
         ("Scanlan", "Thunderwave"),
     ]
-    bundle = run_cli(
+    bundle = invoke(
         [
             "bundle",
             *args,
@@ -760,7 +760,7 @@ def test_the_demo_candidates_normalize_bundle_and_validate(tmp_path: Path) -> No
         ]
     )
     assert bundle.status == 0, bundle.stderr
-    assert run_cli(["validate", str(tmp_path / "bundle")]).status == 0
+    assert invoke(["validate", str(tmp_path / "bundle")]).status == 0
 
 
 def test_docs_list_exactly_the_aliases_and_the_reasons() -> None:

@@ -5,7 +5,7 @@ candidate per turn naming an SRD spell (from every chunk holding the turn, so du
 from overlapping chunks must collapse), an NPC-registry candidate per turn speaker
 (plumbing data: one record per name key), and one candidate one unit past its chunk. The
 candidates are plumbing data, not said by their units, so the support check is off (its
-provenance is then in the bundle's index); ``tests/test_support_crd3.py`` checks support."""
+provenance is then in the bundle's index); ``tests/test_support_check_crd3.py`` checks support."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.normalization.names import name_key
 from tests.bundle_support import CRD3_EPISODES
 from tests.normalize_support import header, write_candidates
-from tests.support import CRD3, Case, ref, run_cli
+from tests.support import CRD3, Case, invoke, ref
 
 CONFIG = """pipeline:
   lanes:
@@ -131,10 +131,10 @@ def crd3_candidates(
 @pytest.mark.parametrize("episode", CRD3_EPISODES, ids=lambda path: path.stem)
 def test_crd3_import_chunk_normalize_bundle_validate(tmp_path: Path, episode: Path) -> None:
     source = tmp_path / "session.jsonl"
-    assert run_cli(["import", "crd3", str(episode), "--output", str(source)]).status == 0
+    assert invoke(["import", "crd3", str(episode), "--output", str(source)]).status == 0
     config = tmp_path / "streamer.yaml"
     config.write_text(CONFIG, encoding="utf-8")
-    chunked = run_cli(["chunk", "--config", str(config), "--source", str(source)])
+    chunked = invoke(["chunk", "--config", str(config), "--source", str(source)])
     assert chunked.status == 0, chunked.stderr
     chunks = [orjson.loads(line) for line in chunked.stdout.splitlines()]
     first = orjson.loads(source.read_bytes().split(b"\n", 1)[0])
@@ -144,7 +144,7 @@ def test_crd3_import_chunk_normalize_bundle_validate(tmp_path: Path, episode: Pa
     assert header("spells", case.document_id, case.digest)["source"]["document_id"] == episode.stem
     made = crd3_candidates(tmp_path, case, chunks, episode)
     lanes = tmp_path / "lanes"
-    run = run_cli(
+    run = invoke(
         [
             "normalize",
             "--config",
@@ -170,7 +170,7 @@ def test_crd3_import_chunk_normalize_bundle_validate(tmp_path: Path, episode: Pa
     assert receipt["npcs"]["records"] == made["speakers"]
     # the fragments of one alignment, cut by chunk boundaries, become one scene
     assert receipt["scene-descriptions"]["records"] == made["alignments"] < made["scenes"]
-    bundle = run_cli(
+    bundle = invoke(
         [
             "bundle",
             "--config",
@@ -185,7 +185,7 @@ def test_crd3_import_chunk_normalize_bundle_validate(tmp_path: Path, episode: Pa
     )
     assert bundle.status == 0, bundle.stderr
     assert orjson.loads(bundle.stdout)["normalized_lanes"] == 3
-    valid = run_cli(["validate", str(tmp_path / "bundle")])
+    valid = invoke(["validate", str(tmp_path / "bundle")])
     assert valid.status == 0, valid.stderr
     index = orjson.loads((tmp_path / "bundle" / "index.json").read_bytes())
     assert [lane["normalization"] for lane in index["lanes"]] == [{"support": "off"}] * 3

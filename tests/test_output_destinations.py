@@ -18,7 +18,7 @@ import pytest
 from streamer import api
 from streamer.framework.errors import ConfigurationError
 from streamer.output.publication import NAME_MAX, sibling_prefix
-from tests.support import REPO, Case, jsonl_bytes, ref, run_cli, spell, units, write_case
+from tests.support import REPO, Case, invoke, jsonl_bytes, ref, run_cli, spell, units, write_case
 
 IMPORT = REPO / "fixtures" / "import"
 VTT = IMPORT / "bridge.vtt"
@@ -34,7 +34,7 @@ def import_to(output: str, *extra: str) -> list[str]:
 
 
 def test_the_expected_import_is_what_the_tests_compare_with(tmp_path: Path) -> None:
-    run = run_cli(import_to(str(tmp_path / "out.jsonl")))
+    run = invoke(import_to(str(tmp_path / "out.jsonl")))
     assert run.status == 0, run.stderr
     assert (tmp_path / "out.jsonl").read_bytes() == EXPECTED
 
@@ -58,7 +58,7 @@ def null_device(folder: Path) -> Path:
 def test_output_to_a_character_device_writes_through_it_and_keeps_it(tmp_path: Path) -> None:
     device = null_device(tmp_path)
     before = os.stat(device)
-    run = run_cli(import_to(str(device)))
+    run = invoke(import_to(str(device)))
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
     after = os.stat(device)
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
@@ -67,7 +67,7 @@ def test_output_to_a_character_device_writes_through_it_and_keeps_it(tmp_path: P
 
 
 def test_output_to_dev_stdout_writes_to_standard_output() -> None:
-    run = run_cli(import_to("/dev/stdout"))
+    run = run_cli(import_to("/dev/stdout"))  # the process's descriptor 1
     assert (run.status, run.stdout, run.stderr) == (0, EXPECTED, "")
 
 
@@ -96,7 +96,7 @@ def test_output_to_a_fifo_streams_into_it_and_keeps_it(tmp_path: Path) -> None:
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
     reader.start()
-    run = run_cli(import_to(str(fifo)))
+    run = invoke(import_to(str(fifo)))
     reader.join(timeout=60)
     assert (run.status, run.stderr) == (0, "")
     assert received == [EXPECTED]
@@ -110,7 +110,7 @@ def test_a_link_to_a_regular_file_is_followed_and_stays_a_link(tmp_path: Path) -
     target.write_bytes(b"old\n")
     link = tmp_path / "link.jsonl"
     link.symlink_to(target)
-    run = run_cli(import_to(str(link)))
+    run = invoke(import_to(str(link)))
     assert (run.status, run.stderr) == (0, "")
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_bytes() == EXPECTED
@@ -121,7 +121,7 @@ def test_a_link_to_a_regular_file_is_followed_and_stays_a_link(tmp_path: Path) -
 def test_a_dangling_link_is_refused_and_kept(tmp_path: Path) -> None:
     link = tmp_path / "link.jsonl"
     link.symlink_to(tmp_path / "missing.jsonl")
-    run = run_cli(import_to("link.jsonl"), cwd=tmp_path)
+    run = invoke(import_to("link.jsonl"), cwd=tmp_path)
     assert run.status == 2
     assert run.stderr == (
         "streamer: error: output link.jsonl is a symbolic link to nothing; it is never "
@@ -150,7 +150,7 @@ def test_an_output_naming_an_input_is_refused_and_the_input_kept(
     if command == "chunk":
         args = ["chunk", "--config", str(c.config), "--source", str(c.source)]
         args += ["--output", str(output)]
-    run = run_cli(args)
+    run = invoke(args)
     role = {
         "source": "--source",
         "link to the source": "--source",
@@ -168,7 +168,7 @@ def test_an_output_naming_an_input_is_refused_and_the_input_kept(
 def test_an_import_onto_its_own_input_is_refused(tmp_path: Path) -> None:
     source = tmp_path / "t.vtt"
     source.write_bytes(VTT.read_bytes())
-    run = run_cli(["import", "webvtt", str(source), "--output", str(source)])
+    run = invoke(["import", "webvtt", str(source), "--output", str(source)])
     assert run.status == 2
     assert f"--output {source} is the same file as INPUT" in run.stderr
     assert source.read_bytes() == VTT.read_bytes()
@@ -204,7 +204,7 @@ def test_an_import_of_stdin_redirected_from_the_output_is_refused(tmp_path: Path
 def test_a_forced_bundle_over_a_folder_holding_an_input_is_refused(tmp_path: Path) -> None:
     c = case(tmp_path / "case")
     (c.root / "index.json").write_bytes(b"{}")  # it looks like a bundle
-    run = run_cli(
+    run = invoke(
         [
             "bundle",
             "--config",
@@ -226,7 +226,7 @@ def test_a_forced_bundle_over_a_folder_holding_an_input_is_refused(tmp_path: Pat
 def test_a_250_byte_output_name_is_published(tmp_path: Path) -> None:
     name = "é" * 120 + "x.jsonl"  # 247 bytes: a temporary '.NAME.XXXXXXXX.partial' would not fit
     assert len(name.encode()) <= NAME_MAX < len(f".{name}.12345678.partial".encode())
-    run = run_cli(import_to(str(tmp_path / name)))
+    run = invoke(import_to(str(tmp_path / name)))
     assert (run.status, run.stderr) == (0, "")
     assert (tmp_path / name).read_bytes() == EXPECTED
     assert os.listdir(tmp_path) == [name]
@@ -246,7 +246,7 @@ def test_a_stale_temporary_file_of_the_same_pid_does_not_block_a_run(tmp_path: P
     # The names a killed run of the old writer (PID-based) would have left behind.
     for pid in range(1, 200):
         (tmp_path / f".out.jsonl.{pid}.partial").write_bytes(b"stale")
-    run = run_cli(import_to(str(out)))
+    run = invoke(import_to(str(out)))
     assert (run.status, run.stderr) == (0, "")
     assert out.read_bytes() == EXPECTED
     assert len(os.listdir(tmp_path)) == 200  # the stale ones are not ours to remove

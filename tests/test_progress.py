@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import io
-import os
-import pty
-import subprocess
-import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from streamer.cli.progress import TerminalProgress, human
-from tests.support import REPO, ref, spell, units, write_case
+from tests.run_support import in_folder
+from tests.support import invoke, ref, shown_on_a_terminal, spell, units, write_case
 
 
 class Clock:
@@ -66,43 +64,12 @@ def test_human_sizes(size: int, shown: str) -> None:
     assert human(size) == shown
 
 
-def run_on_a_terminal(args: list[str]) -> tuple[int, bytes, bytes]:
-    """Run the CLI with standard error on a pseudo-terminal; standard output is a pipe."""
-    primary, secondary = pty.openpty()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamer", *args],
-        stdout=subprocess.PIPE,
-        stderr=secondary,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
-    os.close(secondary)
-    stdout = process.stdout.read() if process.stdout else b""
-    status = process.wait()
-    terminal = b""
-    while True:
-        try:
-            data = os.read(primary, 65536)
-        except OSError:  # the terminal's other side is closed
-            break
-        if not data:
-            break
-        terminal += data
-    os.close(primary)
-    return status, stdout, terminal
-
-
 def test_progress_is_drawn_on_a_terminal_and_quiet_turns_it_off(tmp_path: Path) -> None:
     ids = [f"u{i}" for i in range(200)]
     case = write_case(tmp_path, units(ids), {"spells": [spell("c1", ref("u5", "u6"))]}, window=1)
-    plain = subprocess.run(
-        [sys.executable, "-m", "streamer", *case.args()],
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        check=True,
-    )
-    status, stdout, terminal = run_on_a_terminal(case.args())
+    plain = invoke(case.args())
+    assert plain.status == 0, plain.stderr
+    status, terminal, stdout = shown_on_a_terminal(case.args(), "stderr")
     assert status == 0
     assert stdout == plain.stdout  # standard output carries only data
     size = case.source.stat().st_size
@@ -110,5 +77,27 @@ def test_progress_is_drawn_on_a_terminal_and_quiet_turns_it_off(tmp_path: Path) 
     assert f"of {human(size)} (".encode() in terminal
     assert terminal.endswith(b"\r\x1b[K")  # erased at the end
 
-    status, stdout, terminal = run_on_a_terminal([*case.args(), "--quiet"])
+    status, terminal, stdout = shown_on_a_terminal([*case.args(), "--quiet"], "stderr")
     assert (status, stdout, terminal) == (0, plain.stdout, b"")
+
+
+def test_the_progress_line_names_each_stage_in_order(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.vtt")
+    status, shown, stdout = shown_on_a_terminal(
+        ["run", "bridge.vtt", "--output", "s"], "stderr", tmp_path
+    )
+    assert status == 0, shown
+    assert orjson.loads(stdout)["status"] == "ok"
+    drawn = [part.removesuffix(b"\x1b[K").decode() for part in shown.split(b"\r") if part]
+    stages = [line for line in drawn if line.startswith("streamer: [")]
+    started = [line for line in stages if "]" in line and ":" not in line.split("] ", 1)[1]]
+    assert started == [
+        "streamer: [1/5] import",
+        "streamer: [2/5] extract",
+        "streamer: [3/5] normalize",
+        "streamer: [4/5] bundle",
+        "streamer: [5/5] report",
+    ]
+    numbers = [int(line.split("[", 1)[1].split("/", 1)[0]) for line in stages]
+    assert numbers == sorted(numbers)  # never back to an earlier stage
+    assert drawn[-1] == ""  # erased at the end: the line left clean

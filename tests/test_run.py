@@ -30,7 +30,7 @@ from tests.run_support import (
     statuses,
     tree,
 )
-from tests.support import run_cli
+from tests.support import invoke
 
 AVAILABLE = [stage.name for stage in stages.STAGES]
 
@@ -38,7 +38,7 @@ AVAILABLE = [stage.name for stage in stages.STAGES]
 def run(
     tmp: Path, *args: str, name: str = "out", config: Path = CONFIG
 ) -> tuple[int, dict[str, Any] | None, str]:
-    result = run_cli(
+    result = invoke(
         [
             "run",
             "--config",
@@ -283,7 +283,7 @@ def test_usage_errors_come_before_any_stage(
 def test_a_bad_transcript_fails_with_status_3_and_publishes_nothing(tmp_path: Path) -> None:
     broken = tmp_path / "broken.vtt"
     broken.write_text("not WebVTT\n")
-    result = run_cli(
+    result = invoke(
         [
             "run",
             "--config",

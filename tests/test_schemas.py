@@ -31,7 +31,7 @@ from tests.bundle_support import (
     run_bundle,
     schema_errors,
 )
-from tests.support import REPO, ref, run_cli, spell, units, write_case
+from tests.support import REPO, invoke, ref, spell, units, write_case
 
 SCHEMAS = REPO / "streamer" / "output" / "schemas"
 GENERIC = ["notarius.output.index", "notarius.source.chunk_map", "notarius.source.evidence_context"]
@@ -228,20 +228,20 @@ def test_schema_rejects_transcript_text_in_a_chunk_map() -> None:
 
 
 def test_schema_command_prints_the_shipped_file() -> None:
-    run = run_cli(["schema", "notarius.source.evidence_context"])
+    run = invoke(["schema", "notarius.source.evidence_context"])
     assert run.status == 0, run.stderr
     assert run.stdout == (SCHEMAS / "notarius.source.evidence_context.json").read_bytes()
     assert orjson.loads(run.stdout)["$id"] == "notarius.source.evidence_context"
 
 
 def test_schema_list_names_every_schema() -> None:
-    run = run_cli(["schema", "--list"])
+    run = invoke(["schema", "--list"])
     assert run.status == 0, run.stderr
     assert run.stdout.decode().splitlines() == list(api.schema_ids())
 
 
 def test_unknown_schema_is_a_usage_error_with_a_hint() -> None:
-    run = run_cli(["schema", "notarius.dnd.wizards"])
+    run = invoke(["schema", "notarius.dnd.wizards"])
     assert run.status == 2
     assert run.stdout == b""
     assert run.stderr.splitlines() == [
@@ -252,6 +252,14 @@ def test_unknown_schema_is_a_usage_error_with_a_hint() -> None:
 
 @pytest.mark.parametrize("args", [[], ["notarius.output.index", "--list"]])
 def test_schema_needs_exactly_one_of_an_id_or_list(args: list[str]) -> None:
-    run = run_cli(["schema", *args])
+    run = invoke(["schema", *args])
     assert run.status == 2
     assert "give either SCHEMA or --list" in run.stderr
+
+
+def test_schema_by_its_name_is_the_schema_by_its_id() -> None:
+    by_name = invoke(["schema", "notarius_dnd_spell_casts_v1"])
+    by_id = invoke(["schema", "notarius.dnd.spell_casts"])
+    assert (by_name.status, by_name.stderr) == (0, "")
+    assert by_name.stdout == by_id.stdout
+    assert orjson.loads(by_name.stdout)["$id"] == "notarius.dnd.spell_casts"

@@ -15,7 +15,7 @@ import pytest
 from streamer.configuration.resolve import CONFIG_MAX_BYTES
 from streamer.framework.errors import ConfigurationError, LaneOutputError
 from streamer.framework.regular_files import read_regular_file
-from tests.support import REPO, Case, ref, run_cli, spell, units, write_case
+from tests.support import REPO, Case, invoke, ref, spell, units, write_case
 
 IMPORT = REPO / "fixtures" / "import"
 
@@ -118,7 +118,7 @@ def test_import_reads_a_fifo_input_like_process_substitution(
     )
     if document_id:
         assert completed.returncode == 0, completed.stderr
-        from_file = run_cli(["import", "srt", str(IMPORT / "bridge.srt")])
+        from_file = invoke(["import", "srt", str(IMPORT / "bridge.srt")])
         assert (from_file.status, from_file.stdout.count(b"\n")) == (0, 7)
         assert completed.stdout == from_file.stdout
     else:
@@ -132,7 +132,7 @@ def test_import_reads_a_fifo_input_like_process_substitution(
 
 
 def test_import_still_refuses_a_folder_or_a_missing_input(tmp_path: Path) -> None:
-    run = run_cli(["import", "srt", str(tmp_path), "--document-id", "x"])
+    run = invoke(["import", "srt", str(tmp_path), "--document-id", "x"])
     assert run.status == 2
     assert "is not a file" in run.stderr
 
@@ -143,7 +143,7 @@ def test_validate_refuses_a_bundle_member_that_is_not_a_regular_file(
 ) -> None:
     c = case(tmp_path / "case")
     out = tmp_path / "b"
-    run = run_cli(["bundle", *c.args("--output", str(out))[1:]])
+    run = invoke(["bundle", *c.args("--output", str(out))[1:]])
     assert run.status == 0, run.stderr
     member = out / "lanes" / "spells.json"
     member.unlink()

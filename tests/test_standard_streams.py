@@ -13,7 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO, Case, jsonl_bytes, ref, spell, stopped, units, write_case
+from tests.bundle_support import receipt
+from tests.run_support import in_folder
+from tests.support import (
+    REPO,
+    Case,
+    invoke,
+    jsonl_bytes,
+    ref,
+    shown_on_a_terminal,
+    spell,
+    stopped,
+    units,
+    write_case,
+)
 
 
 def case(root: Path) -> Case:
@@ -149,3 +162,22 @@ def wait_until_reading(pid: int) -> None:
             return
         time.sleep(0.01)
     raise AssertionError("the process never blocked reading its terminal")
+
+
+def test_report_refuses_to_write_html_to_a_terminal_unless_asked(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.vtt")
+    receipt(invoke(["run", "bridge.vtt", "--output", "s"], cwd=tmp_path))
+    status, shown, stderr = shown_on_a_terminal(["report", "s"], "stdout", tmp_path)
+    assert (status, shown) == (2, b"")
+    assert stderr == (
+        b"streamer: error: streamer report writes an HTML page, not text for a terminal "
+        b"(hint: write it to a file: --output s.html (or --output - to print it here))\n"
+    )
+    status, shown, stderr = shown_on_a_terminal(
+        ["report", "s", "--output", "-"], "stdout", tmp_path
+    )
+    assert (status, stderr) == (0, b"")
+    assert shown.startswith(b"<!DOCTYPE html>")
+    piped = invoke(["report", "s"], cwd=tmp_path)  # not a terminal: stdout as before
+    assert piped.status == 0
+    assert piped.stdout.replace(b"\n", b"\r\n") == shown  # the terminal shows \n as \r\n

@@ -19,7 +19,7 @@ from tests.bundle_support import (
     run_bundle,
     write_config,
 )
-from tests.support import Case, config_dict, npc, ref, run_cli, spell, units, write_case
+from tests.support import Case, config_dict, invoke, npc, ref, spell, units, write_case
 
 # Sixty units with opaque IDs, chunks of 10 overlapping by 2 (the chunk map fixes the
 # positions 0, 9, 8, 17, 16, ...). With window 2 the evidence has three contexts:
@@ -46,7 +46,7 @@ def evidence_case(root: Path) -> Case:
 
 
 def validate(folder: Path) -> tuple[int, list[str], bytes]:
-    run = run_cli(["validate", str(folder)])
+    run = invoke(["validate", str(folder)])
     return run.status, run.stderr.splitlines(), run.stdout
 
 
@@ -140,4 +140,17 @@ def test_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
         2,
         [ERROR + f"bundle folder {tmp_path / 'nowhere'} does not exist"],
         b"",
+    )
+
+
+def test_validate_says_not_a_bundle_without_walking_the_folder(tmp_path: Path) -> None:
+    deep = tmp_path / "notes"
+    for index in range(50):  # a folder that is no bundle, with files below it
+        (deep / f"d{index}").mkdir(parents=True)
+        (deep / f"d{index}" / "x.json").write_text("{}")
+    run = invoke(["validate", "notes"], cwd=tmp_path)
+    assert (run.status, run.stdout) == (3, b"")
+    assert (
+        run.stderr
+        == """streamer: error: "index.json": missing: a bundle is described by its index\n"""
     )

@@ -23,7 +23,16 @@ from streamer.framework import json_events
 from streamer.framework.kinds.registry import SchemaIdentity
 from streamer.validation import chunk_map, evidence_check, repeated_ids
 from tests.bundle_support import receipt, run_bundle
-from tests.support import config_dict, lane_output, npc, ref, run_cli, spell, units, write_case
+from tests.support import (
+    config_dict,
+    invoke,
+    lane_output,
+    npc,
+    ref,
+    spell,
+    units,
+    write_case,
+)
 
 # Sixty units with opaque IDs, chunks of 10 overlapping by 2 (the chunk map fixes the
 # positions 0, 9, 8, 17, 16, ...). With window 2 the evidence has three contexts:
@@ -670,7 +679,7 @@ def published(position: int) -> dict[str, Any]:
 
 
 def validate(folder: Path) -> tuple[int, list[str], bytes]:
-    run = run_cli(["validate", str(folder)])
+    run = invoke(["validate", str(folder)])
     return run.status, run.stderr.splitlines(), run.stdout
 
 

@@ -31,7 +31,7 @@ from tests.normalize_support import (
     rejections,
     write_candidates,
 )
-from tests.support import KIND_OF_LANE, Case, ref, run_cli, unit, write_case
+from tests.support import KIND_OF_LANE, Case, invoke, ref, unit, write_case
 
 LANES = ["spells", "npcs", "npc-interactions", "combat-turns", "item-events", "scene-descriptions"]
 
@@ -380,9 +380,9 @@ def test_support_off_accepts_the_same_candidates_and_the_bundle_index_says_so(
         receipt = orjson.loads(normalized.stdout)
         spells = next(lane for lane in receipt["lanes"] if lane["lane_id"] == "spells")
         bundle = tmp_path / support / "bundle"
-        made = run_cli(bundle_args(case, bundle, "--lane", "spells"))
+        made = invoke(bundle_args(case, bundle, "--lane", "spells"))
         assert made.status == 0, made.stderr
-        assert run_cli(["validate", str(bundle)]).status == 0
+        assert invoke(["validate", str(bundle)]).status == 0
         index = orjson.loads((bundle / "index.json").read_bytes())
         (descriptor,) = index["lanes"]
         if support == "strict":
@@ -402,7 +402,7 @@ def test_support_off_accepts_the_same_candidates_and_the_bundle_index_says_so(
 
 def test_a_bad_policy_is_a_configuration_error(tmp_path: Path) -> None:
     case = make_case(tmp_path / "case", support="lenient")
-    run_ = run_cli(["chunk", "--config", str(case.config), "--source", str(case.source)])
+    run_ = invoke(["chunk", "--config", str(case.config), "--source", str(case.source)])
     assert run_.status == 2
     assert run_.stderr == (
         "streamer: error: $.pipeline.normalization.support must be one of: strict, off "
@@ -413,7 +413,7 @@ def test_a_bad_policy_is_a_configuration_error(tmp_path: Path) -> None:
 def test_a_forged_provenance_file_fails_the_bundle(tmp_path: Path) -> None:
     case = make_case(tmp_path / "case")
     (case.lanes_dir / "normalization.json").write_text('{"support":"lenient"}')
-    made = run_cli(bundle_args(case, tmp_path / "bundle"))
+    made = invoke(bundle_args(case, tmp_path / "bundle"))
     assert made.status == 3
     assert "normalization.json in --lanes-dir is not what streamer normalize writes" in made.stderr
     assert not (tmp_path / "bundle").exists()
