@@ -11,7 +11,8 @@ once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``ev
 ``project``), ``transcripts`` (``import_transcript``, ``chunk``), ``extraction``
 (``extract``), ``normalization`` (``normalize``), ``bundles`` (``bundle``, ``schema``),
 ``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``),
-``batches`` (``batch``) and ``campaigns`` (``campaign``). ``ExitStatus`` names what a
+``batches`` (``batch``), ``campaigns`` (``campaign``), ``evaluation`` (``evaluate``,
+``reference_from``) and ``evaluation_campaign`` (``evaluate_campaign``). ``ExitStatus`` names what a
 command returns.
 
 Each name is imported when it is first used (PEP 562), which keeps start-up short: the
