@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 import yaml
+from click.testing import Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from click.testing import Result
 from typer.testing import CliRunner
 
 from streamer import api
