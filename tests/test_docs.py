@@ -456,6 +456,7 @@ EXIT_STATUSES = {
     ExitStatus.USAGE: "usage or configuration error",
     ExitStatus.INVALID_INPUT: "invalid input",
     ExitStatus.INCOMPLETE: "incomplete",
+    ExitStatus.BELOW_FLOOR: "below a floor",
     ExitStatus.INTERRUPTED: "interrupted",
     ExitStatus.BROKEN_PIPE: "standard output closed early",
     ExitStatus.TERMINATED: "terminated",

@@ -68,7 +68,7 @@ def make_sandbox(folder: Path) -> None:
     folder.mkdir()
     for name in ("out", "build"):  # the folders the examples publish into
         (folder / name).mkdir()
-    for name in ("fixtures", "docs"):
+    for name in ("fixtures", "docs", "tests"):  # tests/labelled: the labelled episodes
         (folder / name).symlink_to(REPO / name)
     shutil.copy(fixtures / "batch" / "streamer.yaml", folder / "streamer.yaml")
     for name in ("glossary.yaml", "campaign.yaml"):

@@ -34,7 +34,12 @@ from tests.bundle_support import (
 from tests.support import REPO, invoke, ref, spell, units, write_case
 
 SCHEMAS = REPO / "streamer" / "output" / "schemas"
-GENERIC = ["notarius.output.index", "notarius.source.chunk_map", "notarius.source.evidence_context"]
+GENERIC = [
+    "notarius.evaluation.reference",
+    "notarius.output.index",
+    "notarius.source.chunk_map",
+    "notarius.source.evidence_context",
+]
 # The lines of normalization's inputs and outputs: JSON Lines, no schema identity member.
 LINES = [
     "notarius.normalization.candidate",

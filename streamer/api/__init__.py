@@ -11,7 +11,8 @@ once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``ev
 ``project``), ``transcripts`` (``import_transcript``, ``chunk``), ``extraction``
 (``extract``), ``normalization`` (``normalize``), ``bundles`` (``bundle``, ``schema``),
 ``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``),
-``batches`` (``batch``) and ``campaigns`` (``campaign``). ``ExitStatus`` names what a
+``batches`` (``batch``), ``campaigns`` (``campaign``), ``evaluation`` (``evaluate``,
+``reference_from``) and ``evaluation_campaign`` (``evaluate_campaign``). ``ExitStatus`` names what a
 command returns.
 
 Each name is imported when it is first used (PEP 562), which keeps start-up short: the
@@ -42,6 +43,16 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         effective_config as effective_config,
         init_folder as init_folder,
         load_config as load_config,
+    )
+    from streamer.api.evaluation import (
+        DEFAULT_TOLERANCE as DEFAULT_TOLERANCE,
+        EvaluationResult as EvaluationResult,
+        evaluate as evaluate,
+        reference_from as reference_from,
+    )
+    from streamer.api.evaluation_campaign import (
+        CampaignEvaluation as CampaignEvaluation,
+        evaluate_campaign as evaluate_campaign,
     )
     from streamer.api.evidence_context import (
         EvidenceResult as EvidenceResult,
@@ -85,8 +96,11 @@ MODULE_OF = {
     "BatchResult": "streamer.api.batches",
     "BundleReport": "streamer.api.validation",
     "BundleResult": "streamer.api.bundles",
+    "CampaignEvaluation": "streamer.api.evaluation_campaign",
     "CampaignResult": "streamer.api.campaigns",
     "ChunkResult": "streamer.api.transcripts",
+    "DEFAULT_TOLERANCE": "streamer.api.evaluation",
+    "EvaluationResult": "streamer.api.evaluation",
     "EvidenceResult": "streamer.api.evidence_context",
     "ExitStatus": "streamer.framework.errors",
     "ExtractResult": "streamer.api.extraction",
@@ -103,6 +117,8 @@ MODULE_OF = {
     "default_registry": "streamer.api.config",
     "effective_config": "streamer.api.config",
     "effective_lanes": "streamer.api.lanes",
+    "evaluate": "streamer.api.evaluation",
+    "evaluate_campaign": "streamer.api.evaluation_campaign",
     "evidence": "streamer.api.evidence_context",
     "extract": "streamer.api.extraction",
     "import_formats": "streamer.api.transcripts",
@@ -113,6 +129,7 @@ MODULE_OF = {
     "open_source": "streamer.api.sources",
     "project": "streamer.api.evidence_context",
     "read_lane_outputs": "streamer.api.lanes",
+    "reference_from": "streamer.api.evaluation",
     "report": "streamer.api.reports",
     "require_standard_output": "streamer.api.outputs",
     "run": "streamer.api.runs",

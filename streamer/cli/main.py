@@ -125,7 +125,7 @@ COMMAND_GROUPS = (
         "Stages, one at a time (what run does)",
         ("import", "chunk", "extract", "normalize", "evidence", "bundle", "batch"),
     ),
-    ("Consumers of a bundle", ("validate", "report", "schema")),
+    ("Consumers of a bundle", ("validate", "report", "eval", "schema")),
 )
 
 
@@ -171,6 +171,12 @@ EXAMPLES = {
         "streamer report out/session --output session.html",
         "streamer report out/session > session.html",
     ),
+    "eval": (
+        "streamer eval out/session reference.json",
+        "streamer eval out/session reference.json --min-recall 0.8 --min-precision spells=0.9",
+        "streamer eval out/ references/ --json   # a batch's output folder, a reference a session",
+        "streamer eval --reference-from out/session --output reference.json",
+    ),
     "schema": (
         "streamer schema --list",
         "streamer schema notarius_dnd_spell_casts_v1",
@@ -211,6 +217,7 @@ COMMAND_MODULES = {
     "chunk": "chunk_command",
     "config": "config_command",
     "init": "config_command",
+    "eval": "eval_command",
     "evidence": "evidence_command",
     "extract": "extract_command",
     "import": "import_command",

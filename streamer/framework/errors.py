@@ -18,6 +18,7 @@ class ExitStatus(IntEnum):
     USAGE = 2  # the command line or the configuration is wrong: nothing was read
     INVALID_INPUT = 3  # the source, a lane output, a reference or a bundle is invalid
     INCOMPLETE = 4  # extract or run: a lane failed; batch: a session failed
+    BELOW_FLOOR = 5  # eval: a lane's precision or recall is below --min-precision/--min-recall
     HANGUP = 129  # SIGHUP (128 + 1)
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
     QUIT = 131  # SIGQUIT (128 + 3)
