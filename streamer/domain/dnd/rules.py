@@ -70,7 +70,7 @@ from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
 from streamer.domain.dnd.spell_rules.leave import refused
 from streamer.domain.dnd.spell_rules.names import ORDINARY_SPELLS, NameForms, SpellMatcher
-from streamer.domain.dnd.spell_rules.text import APOSTROPHES, WORD, Found, Utterance, Words
+from streamer.domain.dnd.spell_rules.text import APOSTROPHES, WORD, Found, Utterance
 from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs
 from streamer.domain.dnd.spell_rules.verbs import (
     OTHER_VERBS,
@@ -227,22 +227,17 @@ def casts(
     """The casts of one text, in order of position. ``speaker``: the speaker's character,
     when the glossary's party knows them; ``reply``: the next unit's text when another
     speaker says it (``reply_to``)."""
-    text = text.translate(APOSTROPHES)
-    # the words, read once, by every form but the casting verb's (their positions only
-    # once a name is found); lower-casing leaves an ASCII text's words where they are
-    if text.isascii():
-        lowered = WORD.findall(text.lower())
-    else:
-        lowered = [word.lower() for word in WORD.findall(text)]
-    said = Utterance(text, lowered, Words(text), speaker, reply)
+    said = Utterance(text, speaker, reply)
     found: list[Found] = []
     if speaker is not None:  # a player's unit: the caster is not said (no "I")
         bare = bare_name(said, rules.forms)
         if bare is not None:
             found.append(bare)
     found.extend(casting_verbs(said, rules.matcher, rules.characters))
-    if not OTHER_VERBS.isdisjoint(lowered):
+    if not OTHER_VERBS.isdisjoint(said.lowered):
         found.extend(other_verbs(said, rules.forms, rules.characters))
     found.extend(names_as_verbs(said, rules.forms))
     found.sort(key=lambda cast: cast.start)
-    return [Cast(cast.spell, cast.caster) for cast in found if not refused(text, cast.end, reply)]
+    return [
+        Cast(cast.spell, cast.caster) for cast in found if not refused(said.text, cast.end, reply)
+    ]

@@ -19,17 +19,21 @@ _LEVEL = re.compile(r"\w+-level|level-\d")
 CLAUSE_WORDS = 8
 # How many fillers ("a", "the", "my", "third-level") may stand between a verb and a name
 MAX_FILLERS = 3
-# How far back (or on) the rules read for what stands around a verb or a name, in
-# characters. Each window only has to hold what its reader keeps, and is cut at the last
-# break inside it; they differ as each reader was written, and a longer one could read
-# more (a word cut at a window's start is read as a word), so each keeps its length:
-# - the clause before: its last CLAUSE_WORDS words (``clause_before``);
+# How far the rules read around a verb or a name, in characters. Each window is cut at the
+# last clause (or sentence) break inside it, so it only has to hold what its reader keeps.
+# The lengths are those each reader was written with, not made one: a window of another
+# length reads other words in a long clause or sentence (the word cut at its start, and
+# what lies beyond the shorter one), and would change candidates.
+# - the clause before a verb or a name, for its last CLAUSE_WORDS words (``clause_before``);
 CLAUSE_LOOKBACK = 80
-# - the sentence before a question's verb, for the ``can I`` asking leave (``sentence_before``);
+# - the sentence before a question's verb, which may open with ``Can I`` well ahead of it
+#   ("Can I, as a bonus action, cast..."; ``leave.asked``);
 ASKING_LOOKBACK = 200
-# - the sentence before ``you``, for the party character addressed (``caster.addressed``);
+# - the sentence before ``you``, for the party character addressed ("Keyleth, you cast";
+#   ``caster``);
 ADDRESS_LOOKBACK = 160
-# - the clause after a casting verb, for the spell's name (``verbs.spell_after``).
+# - the clause after a casting verb, for a few fillers and the spell's name
+#   (``verbs.spell_after``).
 SPELL_LOOKAHEAD = 160
 
 
@@ -57,16 +61,6 @@ BLOCKERS = words_of(
 ADVERBS = words_of("just then also now quickly immediately instantly")
 
 
-class Utterance(NamedTuple):
-    """One unit as the rules read it."""
-
-    text: str  # its apostrophes made straight
-    lowered: list[str]  # its words (``WORD``), lower-cased
-    words: Words  # the same words, as matches in ``text``
-    speaker: str | None  # the speaker's character, when the party knows them
-    reply: str | None  # the next unit's text when another speaker says it (``reply_to``)
-
-
 class Found(NamedTuple):
     """A cast a rule found: where it is said, the spell (as the catalog spells it) and who
     casts it (``None``: not said)."""
@@ -77,18 +71,30 @@ class Found(NamedTuple):
     caster: str | None
 
 
-class Words:
-    """The words of a text (``WORD``) as matches, by index: found when first asked."""
+class Utterance:
+    """One unit as the rules read it: its text (apostrophes made straight), its words
+    (``WORD``) lower-cased, read once by every rule but the casting verb's, and where each
+    word is (``word``: found when first asked, once a name is found); the speaker's
+    character, when the party knows them, and the reply (``reply_to``)."""
 
-    __slots__ = ("_found", "_text")
+    __slots__ = ("_found", "lowered", "reply", "speaker", "text")
 
-    def __init__(self, text: str) -> None:
-        self._text = text
+    def __init__(self, text: str, speaker: str | None, reply: str | None) -> None:
+        text = text.translate(APOSTROPHES)
+        self.text = text
+        # lower-casing leaves an ASCII text's words where they are
+        if text.isascii():
+            self.lowered: list[str] = WORD.findall(text.lower())
+        else:
+            self.lowered = [word.lower() for word in WORD.findall(text)]
+        self.speaker = speaker
+        self.reply = reply
         self._found: list[re.Match[str]] | None = None
 
-    def __getitem__(self, index: int) -> re.Match[str]:
+    def word(self, index: int) -> re.Match[str]:
+        """The ``index``-th word of the text, as a match (its place in ``text``)."""
         if self._found is None:
-            self._found = list(WORD.finditer(self._text))
+            self._found = list(WORD.finditer(self.text))
         return self._found[index]
 
 

@@ -41,7 +41,7 @@ def names_as_verbs(said: Utterance, forms: NameForms) -> list[Found]:
     first-person lead (the speaker's character casts) or as an imperative at the start of
     its clause with a target after it (the caster is not said)."""
     found: list[Found] = []
-    text, lowered, words = said.text, said.lowered, said.words
+    text, lowered, word_at = said.text, said.lowered, said.word
     firsts = forms.firsts
     index = 0  # the first word after the last name found
     # the words ``at`` may read a name from: a name's first word, or a possessive
@@ -53,8 +53,8 @@ def names_as_verbs(said: Utterance, forms: NameForms) -> list[Found]:
         if match is None:
             continue
         spell, end = match
-        start = words[index].start()
-        stop = words[end - 1].end()
+        start = word_at(index).start()
+        stop = word_at(end - 1).end()
         before = clause_before(text, start)
         after = lowered[end] if end < len(lowered) else None
         if after in _TARGET_ADVERBS and end + 1 < len(lowered):

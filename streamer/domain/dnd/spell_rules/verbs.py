@@ -106,7 +106,7 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
     that is not an ordinary word, after at most a particle (``out``) and a few fillers but
     no possessive; not when ``damage`` or ``slot`` follows the name."""
     found: list[Found] = []
-    text, lowered, words = said.text, said.lowered, said.words
+    text, lowered, word_at = said.text, said.lowered, said.word
     for index, word in enumerate(lowered):
         if word not in OTHER_VERBS:
             continue
@@ -119,17 +119,17 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
         spell, end = match
         if end < len(lowered) and lowered[end] in _NOT_AFTER:
             continue
-        if CLAUSE_BREAK.search(text, words[index].end(), words[at].start()):
+        if CLAUSE_BREAK.search(text, word_at(index).end(), word_at(at).start()):
             continue
-        start = words[index].start()
+        start = word_at(index).start()
         before = clause_before(text, start)
-        how = asked(text, start, words[end - 1].end(), before, said.reply)
+        how = asked(text, start, word_at(end - 1).end(), before, said.reply)
         if how is Asked.BLOCKED:
             continue
         third = word.endswith("s") and word != "does"
         given = how is Asked.LEAVE_GIVEN
         who = said.speaker if given else caster(said, start, before, third, characters)
-        found.append(Found(start, words[end - 1].end(), spell, who))
+        found.append(Found(start, word_at(end - 1).end(), spell, who))
     return found
 
 
