@@ -330,7 +330,9 @@ def test_the_page_s_evidence_is_what_validation_read_of_the_document(
 
 
 def test_speakers_get_the_character_of_the_player_with_their_name_key() -> None:
-    party = Party({"Laura": "Vex'ahlia", "Sam": "Scanlan", "O\u2019BRIEN": "Pike", "Orion": "Tiberius"})
+    party = Party(
+        {"Laura": "Vex'ahlia", "Sam": "Scanlan", "O\u2019BRIEN": "Pike", "Orion": "Tiberius"}
+    )
     speakers = ["LAURA", "SAM", "MATT", "LAURA", "o'brien", "laura", None]
     assert party.as_written(speakers) == [
         ("LAURA", "Vex'ahlia"),

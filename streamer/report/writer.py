@@ -74,8 +74,9 @@ def write_report(
     document's rows and heads as the caller's validation of the bundle read them
     (``validate_bundle(folder, registry, evidence)``).
 
-    ``party`` gives a speaker (a player) their character (matched by name key); ``rejections`` gives per lane the count of rejected candidates by
-    reason (counts only, never values)."""
+    ``party`` gives a speaker (a player) their character (matched by name key);
+    ``rejections`` gives per lane the count of rejected candidates by reason (counts only,
+    never values)."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
