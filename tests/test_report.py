@@ -337,8 +337,8 @@ def test_speakers_get_the_character_of_the_player_with_their_name_key() -> None:
     assert party.as_written(speakers) == [
         ("LAURA", "Vex'ahlia"),
         ("Laura", "Vex'ahlia"),
-        ("O\u2019BRIEN", "Pike"),
         ("Orion", "Tiberius"),
+        ("O\u2019BRIEN", "Pike"),
         ("SAM", "Scanlan"),
         ("Sam", "Scanlan"),
         ("laura", "Vex'ahlia"),
