@@ -104,7 +104,7 @@ def test_extraction_normalization_and_the_report_resolve_a_speaker_alike(
     )
     api.report(bundle, output=tmp_path / "report.html", glossary=glossary)
     data = embedded_data((tmp_path / "report.html").read_bytes())
-    party = dict(data["party"])
+    party = dict(data["characters"])
     assert [party.get(row[3]) for row in data["evidence"]["units"]] == ["Vex'ahlia"] * 4 + [None]
 
 

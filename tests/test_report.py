@@ -361,4 +361,12 @@ def test_the_page_gets_each_speaker_s_character_as_the_units_write_the_speaker(
     data = embedded_data((tmp_path / "report.html").read_bytes())
     speakers = {row[3] for row in data["evidence"]["units"]}
     assert {"LAURA", "SAM", "MATT"} <= speakers
-    assert data["characters"] == [["LAURA", "Vex'ahlia"], ["SAM", "Scanlan"]]
+    # every player as the glossary writes them, and each speaker of the units whose name key
+    # is a player's, as the units write them (the page looks a speaker up exactly)
+    assert data["characters"] == [
+        ["LAURA", "Vex'ahlia"],
+        ["Orion", "Tiberius"],
+        ["SAM", "Scanlan"],
+        ["Sam", "Scanlan"],
+        ["laura", "Vex'ahlia"],
+    ]

@@ -39,11 +39,8 @@ from streamer.api.batch_executors import (
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.campaigns import CAMPAIGN_FILE, campaign
-from streamer.api.config import effective_config
-from streamer.api.extraction import check_extraction
-from streamer.api.lanes import effective_lanes
-from streamer.api.runs import check_glossary, work_folder_of
-from streamer.api.stages import BUNDLE, extracted_lanes
+from streamer.api.runs import checked_configuration, work_folder_of
+from streamer.api.stages import BUNDLE
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.configuration.defaults import model_server
 from streamer.framework.errors import ConfigurationError, ExitStatus
@@ -191,13 +188,8 @@ def batch(
         raise ConfigurationError("give either --workers or --scheduler, not both")
     if workers is not None and workers < 1:
         raise ConfigurationError("--workers must be at least 1")
-    effective = effective_config(config_path, model_url, model)
+    effective, run_lanes = checked_configuration(config_path, lanes, model_url, model)
     config = effective.config
-    run_lanes = effective_lanes(config, lanes)
-    extracted = extracted_lanes(config, run_lanes)
-    if extracted:  # its usage errors before any stage
-        check_extraction(config, lanes=extracted)
-    check_glossary(config)
     selected = tuple(run_lanes) if lanes else ()
     sessions = read_manifest(manifest)
     folder = _output_folder(output_dir)

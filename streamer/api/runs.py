@@ -31,7 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from streamer.api import stages
 from streamer.api.bundles import BundleResult
-from streamer.api.config import effective_config
+from streamer.api.config import EffectiveConfig, effective_config
 from streamer.api.extraction import LaneFailure, check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
 from streamer.api.run_failure import WORK_SUFFIX, after_failure, with_note, work_output
@@ -177,6 +177,23 @@ def _check_transcript(
     return path, format_name
 
 
+def checked_configuration(
+    config_path: str | os.PathLike[str] | None,
+    lanes: Sequence[str] | None,
+    model_url: str | None,
+    model: str | None,
+) -> tuple[EffectiveConfig, tuple[str, ...]]:
+    """The configuration of a run (or of each session of a batch) and its lanes, with the
+    usage errors of its extraction and its glossary raised before any stage runs."""
+    effective = effective_config(config_path, model_url, model)
+    run_lanes = effective_lanes(effective.config, lanes)
+    extracted = extracted_lanes(effective.config, run_lanes)
+    if extracted:
+        check_extraction(effective.config, lanes=extracted)
+    check_glossary(effective.config)
+    return effective, run_lanes
+
+
 def check_glossary(config: Configuration) -> None:
     """The configured glossary is a file: a mistyped path is a usage error before any
     stage runs (it would fail the run after the import, with a copy of the transcript)."""
@@ -319,13 +336,8 @@ def run(
     it keeps the work folder ``output.work`` only when a stage completed (the rerun starts
     at the first stage that did not), unless ``clean``.
     """
-    effective = effective_config(config_path, model_url, model)
+    effective, run_lanes = checked_configuration(config_path, lanes, model_url, model)
     config = effective.config
-    run_lanes = effective_lanes(config, lanes)
-    extracted = extracted_lanes(config, run_lanes)
-    if extracted:  # its usage errors before any stage
-        check_extraction(config, lanes=extracted)
-    check_glossary(config)
     options = import_options or ImportOptions()
     path, format_name = _check_transcript(transcript, format_name, options)
     if document_id is None:
