@@ -37,7 +37,7 @@ import orjson
 
 from benchmarks.profiles import DEFAULT_PROFILE, PROFILES
 from benchmarks.profiles.unit_ids import DEFAULT_SEED, unit_id
-from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.json.canonical import SemanticDigest
 
 DEFAULT_SHARE = 0.01
 DEFAULT_REFERENCES = 10_000

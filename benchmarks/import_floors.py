@@ -31,8 +31,8 @@ import msgspec
 import orjson
 from msgspec import UNSET, UnsetType
 
-from streamer.framework.json_bytes import string_literals
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.framework.json.byte_scan import string_literals
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
 
 KIND = "utterance"
 _published = msgspec.json.Encoder()

@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from benchmarks.browser import ARGS, CHROMIUM
-from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.json.canonical import SemanticDigest
 
 PLANTED = "the quartz lantern hums"
 SPEAKERS = ["MATT", "LAURA", "SAM", "LIAM", "TRAVIS", "MARISHA", "TALIESIN", "ASHLEY"]

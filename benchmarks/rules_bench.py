@@ -53,7 +53,7 @@ from streamer.domain.dnd.npc_rules import NpcRules
 from streamer.domain.dnd.prefilter import SEPARATOR
 from streamer.domain.dnd.rules import SpellCastRules, SpellRules
 from streamer.framework.chunking.chunker import Chunker
-from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 
 MB = 1_000_000
 PARTY = {

@@ -7,7 +7,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 from tests.support import REPO
 
 FIXTURES = REPO / "fixtures" / "import"

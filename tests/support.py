@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 
 from streamer.cli import app as cli_app
 from streamer.cli.main import TERMINATING, main
-from streamer.framework.canonical_json import SemanticDigest
 from streamer.framework.chunking.chunker import Chunker
+from streamer.framework.json.canonical import SemanticDigest
 from streamer.framework.kinds.registry import SchemaIdentity
 
 REPO = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ import pytest
 
 from streamer import api
 from streamer.domain.dnd import KINDS
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.framework.evidence.projector import project_evidence
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.kinds.lane_outputs import parse_lane_output

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.framework.source.accepted import AcceptedSource, UnitIndex, UnitsByPosition
 from streamer.framework.source.envelope import DocumentIdentity
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Hits
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import Hits
 from streamer.importers.document import utterance, write_document
 from streamer.normalization.source_index import AcceptedIndex, SourceIndexTap
 from streamer.normalization.support import CitedUnit

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from streamer import api
 from streamer.configuration import resolve_configuration
 from streamer.extraction.chunks import accepted_chunk_plan, chunk_plan
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.framework.source.accepted import AcceptedSource, LineUnits, UnitIndex
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.framework.source.reader import SourceDocumentReader
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.document import utterance, write_document
 from tests.support import config_dict
 

@@ -18,7 +18,7 @@ import pytest
 from streamer import api
 from streamer.api.batches import SUMMARY_FILE, BatchProgress
 from streamer.api.runs import report_path_of, work_folder_of
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from tests.run_support import CONFIG, IMPORT, tree
 from tests.support import REPO, invoke
 

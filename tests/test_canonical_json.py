@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.canonical_json import SemanticDigest, canonical
+from streamer.framework.json.canonical import SemanticDigest, canonical
 
 _SHORT = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
 
@@ -65,8 +65,8 @@ def test_canonical_bytes_match_rfc8785(value: Any) -> None:
 def test_unit_lists_encode_as_rfc8785(units: list[dict[str, str]]) -> None:
     import msgspec
 
-    from streamer.framework.source.unit import SourceUnit
-    from streamer.framework.source.units import canonical_units
+    from streamer.framework.source.source_unit import SourceUnit
+    from streamer.framework.source.unit_batches import canonical_units
 
     structs = msgspec.convert(units, list[SourceUnit])
     lines = "".join(rfc8785(unit) + "\n" for unit in units)

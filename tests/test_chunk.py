@@ -270,7 +270,7 @@ def test_the_chunk_map_tap_bounds_are_the_chunkers_whatever_the_batches(
     """The bundle's chunk map (``ChunkBoundsTap``, which reads only the IDs at the chunks'
     ends) holds the first and last IDs and the size of each chunk the Chunker cuts, item
     by item, however the units come in batches."""
-    from streamer.framework.source.units import Batch
+    from streamer.framework.source.unit_batches import Batch
     from streamer.output.chunk_map_tap import ChunkBoundsTap
 
     overlap = min(overlap, max_units - 1)

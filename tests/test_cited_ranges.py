@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from msgspec import UNSET
 
 from streamer.framework.source.accepted import LineUnits
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
-from streamer.framework.source.units import Batch
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
+from streamer.framework.source.unit_batches import Batch
 from streamer.normalization.source_index import SourceIndexTap
 from streamer.normalization.support import CitedUnit
 

@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.canonical_json import canonical
+from streamer.framework.json.canonical import canonical
+from streamer.framework.names import name_key
 from streamer.normalization import collapse
 from streamer.normalization.collapse import Grounded, Ref
-from streamer.normalization.names import name_key
 
 
 def ref(start: int, end: int) -> Ref:

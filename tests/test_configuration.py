@@ -10,7 +10,7 @@ import yaml
 from streamer.api import default_registry
 from streamer.configuration import EvidenceContextConfig, resolve_configuration
 from streamer.configuration.yaml_loader import load_yaml
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 
 LANES = """
 pipeline:

@@ -24,7 +24,12 @@ from streamer.configuration.model import (
     DEFAULT_OVERLAP_UNITS,
     DEFAULT_WINDOW_UNITS,
 )
-from streamer.framework.errors import ConfigurationError, ExitStatus, InputError, StreamerError
+from streamer.framework.errors.types import (
+    ConfigurationError,
+    ExitStatus,
+    InputError,
+    StreamerError,
+)
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from tests.bundle_support import DEMO
 from tests.support import REPO, invoke

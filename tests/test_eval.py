@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from streamer import api
 from streamer.cli.app import app
 from streamer.cli.main import load_commands
-from streamer.framework.errors import ExitStatus, StreamerError
+from streamer.framework.errors.types import ExitStatus, StreamerError
 from tests.support import REPO
 
 DEMO = REPO / "fixtures" / "demo"

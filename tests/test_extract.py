@@ -24,7 +24,7 @@ from streamer.domain.dnd.prompts import PREAMBLE
 from streamer.extraction.requests import ASK_AGAIN, ASK_SHORTER
 from streamer.extraction.response_schema import strict_schema
 from streamer.extraction.transport import ChatTransport, retry_after_seconds
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from tests.extract_support import (
     KEY_VARIABLE,
     SESSION,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from streamer import api
-from streamer.configuration.extraction import (
+from streamer.configuration.extraction_settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_TOKENS,
@@ -18,7 +18,7 @@ from streamer.configuration.extraction import (
     ExtractionConfig,
 )
 from streamer.extraction.requests import QUESTION_SEPARATOR, UNITS_HEADER, fixed_size
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKind
 from tests.support import REPO
 

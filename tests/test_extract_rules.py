@@ -16,7 +16,7 @@ from streamer import api
 from streamer.configuration import Configuration
 from streamer.domain.dnd.rules import ORDINARY_SPELLS, SpellCastRules, SpellRules, casts
 from streamer.domain.dnd.spell_catalog import match_key, srd_spells
-from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from tests.extract_support import SESSION, candidates, run_cli_env
 from tests.support import CRD3, REPO
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.importers import srt, webvtt
 from streamer.importers.cues import Cue
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.importers.formats import read_utterances
 from tests.import_cases import plain
 from tests.support import REPO
@@ -182,7 +182,7 @@ def _as_srt(vtt: bytes) -> bytes:
 
 
 def test_dedupe_rolling_is_a_usage_error_for_other_formats() -> None:
-    from streamer.framework.errors import ConfigurationError
+    from streamer.framework.errors.types import ConfigurationError
 
     with pytest.raises(
         ConfigurationError, match="--dedupe-rolling does not apply to the text format"

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import MAX_NESTING, NestingError
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import MAX_NESTING, NestingError
 from streamer.importers import json_items
 
 

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import string_literals
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import string_literals
 from streamer.importers import crd3, json_items, whisperx
 from streamer.importers.crd3 import read_crd3
 from streamer.importers.whisperx import read_whisperx

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer import api
-from streamer.framework.errors import InputError
+from streamer.framework.errors.types import InputError
 from tests.support import invoke
 
 _MAX_MS = 2**53 - 1

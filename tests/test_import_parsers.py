@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.errors.types import SourceError
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.document import spool_document, utterance
 from streamer.importers.formats import read_utterances
 from streamer.importers.lines import split_speaker_prefix, text_lines

@@ -26,8 +26,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer import api
-from streamer.framework import ordered_pool
-from streamer.framework.errors import StreamerError
+from streamer.framework.errors.types import StreamerError
+from streamer.framework.processes import ordered_pool
 from streamer.framework.source import parallel
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import bundle_files

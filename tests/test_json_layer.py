@@ -1,5 +1,5 @@
-"""The streaming-JSON layer the readers share (``framework.json_bytes``,
-``framework.json_events``): where a buffer cuts an array's items, against a brute-force
+"""The streaming-JSON layer the readers share (``framework.json.byte_scan``,
+``framework.json.events``): where a buffer cuts an array's items, against a brute-force
 walk of the characters written here; repeated member names on ijson's events; the first
 item at a prefix."""
 
@@ -18,15 +18,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import (
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import (
     NestingScan,
     array_cut,
     array_opening,
     first_at,
     last_at,
 )
-from streamer.framework.json_events import (
+from streamer.framework.json.events import (
     ITEM,
     RUN,
     MemberNames,

@@ -1,9 +1,9 @@
-"""One suite for the streaming cut (``framework.json_runs.ItemRuns``) and every reader that
+"""One suite for the streaming cut (``framework.json.item_runs.ItemRuns``) and every reader that
 shares it, as ijson runs every backend through one suite: each case (the items of one
 array, written compactly, spaced or indented, with texts full of look-alike separators,
 escapes and multi-byte characters, and the faults a cut must locate) is read through the
 primitive in each caller's configuration and through the three callers (the importers'
-``json_items``, the source reader's JSON form, validation's ``json_events.stream``), at
+``json_items``, the source reader's JSON form, validation's ``json.events.stream``), at
 every buffer size from 1 byte up (so that every multi-byte character is split by some
 buffer), against a brute-force reference: the whole array parsed at once by ``json``, and
 each caller's own reference (the importers' ijson reading, the source reader at one
@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import MAX_NESTING, NestingError
-from streamer.framework.json_events import ITEM, RUN, stream
-from streamer.framework.json_runs import ItemRuns, Run, RunError, after_separator, array_text
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import MAX_NESTING, NestingError
+from streamer.framework.json.events import ITEM, RUN, stream
+from streamer.framework.json.item_runs import ItemRuns, Run, RunError, after_separator, array_text
 from streamer.framework.source.reader import SourceDocumentReader
 from streamer.importers import json_items
 from tests.test_import_json_paths import outcome, reference_items

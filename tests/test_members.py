@@ -1,4 +1,4 @@
-"""One "exactly these members" check (``framework.members``), one message style, for the
+"""One "exactly these members" check (``framework.json.members``), one message style, for the
 source units, their metadata and lane outputs' envelopes too."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from streamer.framework.errors import InputError, LaneOutputError
+from streamer.framework.errors.types import InputError, LaneOutputError
 from streamer.framework.kinds.lane_outputs import parse_lane_output
 from streamer.framework.source.unit_rules import validate_unit
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamer.domain.dnd.normalization import CAST_WINDOW_UNITS, SPELL_CASTS
-from streamer.framework.kinds.normalization import Collapse
+from streamer.domain.dnd.normalization_specs import CAST_WINDOW_UNITS, SPELL_CASTS
+from streamer.framework.kinds.normalization_spec import Collapse
 from streamer.normalization.collapse import Grounded, Ref, nearby
 
 

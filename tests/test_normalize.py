@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from streamer.domain.dnd.spell_catalog import ALIASES, match_key, srd_spells
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.normalization.identifiers import record_id
 from tests.normalize_support import (
     candidate,

@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 import pytest
 
-from streamer.domain.dnd.normalization import CAST_WINDOW_UNITS
+from streamer.domain.dnd.normalization_specs import CAST_WINDOW_UNITS
 from streamer.domain.dnd.spell_catalog import srd_spells
-from streamer.normalization.names import name_key
+from streamer.framework.names import name_key
 from tests.bundle_support import CRD3_EPISODES
 from tests.normalize_support import header, write_candidates
 from tests.support import CRD3, Case, invoke, ref

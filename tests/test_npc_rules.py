@@ -11,7 +11,7 @@ import yaml
 
 from streamer import api
 from streamer.domain.dnd.npc_rules import NO_NAMES, NpcInteractionRules, NpcRules, npc_forms
-from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from tests.extract_support import candidates
 
 PARTY = {"LAURA": "Vex'ahlia", "SAM": "Scanlan Shorthalt"}

@@ -1,4 +1,4 @@
-"""The ordered process pool (``framework.ordered_pool``) on its own: results in task
+"""The ordered process pool (``framework.processes.ordered_pool``) on its own: results in task
 order whatever the sizes and the number of workers, against the work done in this
 process; an error of the tasks after the results before it; a worker that dies is an
 error, not a hang; no worker outlives the pool."""
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamer.framework.ordered_pool import IN_FLIGHT, OrderedPool, WorkerError
+from streamer.framework.processes.ordered_pool import IN_FLIGHT, OrderedPool, WorkerError
 from tests.support import live_children
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from streamer import api
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from streamer.output.publication import NAME_MAX, sibling_prefix
 from tests.support import REPO, Case, invoke, jsonl_bytes, ref, run_cli, spell, units, write_case
 

@@ -18,6 +18,7 @@ from streamer.framework.source import parallel
 from streamer.framework.source.canonical_units import CanonicalUnits
 from streamer.framework.source.file_lines import FileLines
 from streamer.framework.source.json_lines import JsonLinesParser
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.framework.source.task_messages import (
     UnitIds,
     canonical_lines,
@@ -25,8 +26,7 @@ from streamer.framework.source.task_messages import (
     decode_task,
 )
 from streamer.framework.source.task_work import find_hits, parse_lines
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import LineMarks, encode_canonical
+from streamer.framework.source.unit_batches import LineMarks, encode_canonical
 
 LINE = st.binary(max_size=9).map(lambda data: data.replace(b"\n", b"x"))
 

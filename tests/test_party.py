@@ -12,8 +12,8 @@ import pytest
 
 from streamer import api
 from streamer.api.normalization import glossary_of
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.kinds.extraction import RulesContext
+from streamer.framework.errors.types import ConfigurationError
+from streamer.framework.kinds.extraction_spec import RulesContext
 from streamer.framework.party import Party
 from streamer.normalization.glossary import party_of
 from tests.normalize_support import candidate, rejections, write_candidates

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 import pytest
 
-from streamer.framework.canonical_json import canonical
+from streamer.framework.json.canonical import canonical
 from tests.support import REPO, Run, run_cli
 
 PLUGIN = REPO / "tests" / "plugins"

@@ -14,12 +14,12 @@ import msgspec
 import pytest
 
 from streamer import api
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.engines import ENGINES
-from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
+from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 from streamer.framework.kinds.records import NonEmpty, SourceReferences
 from streamer.framework.kinds.registry import KIND_PLUGINS, ArtifactKind
-from streamer.framework.plugins import PluginError, Plugins
+from streamer.framework.plugins.entry_points import PluginError, Plugins
 from streamer.framework.source.reference import SourceReference
 from streamer.importers.formats import FORMATS
 from streamer.output.modules import OUTPUTS

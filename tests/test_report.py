@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamer import api
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.party import Party
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_stream import read_header

@@ -21,7 +21,7 @@ from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
 from streamer.domain.dnd.prefilter import Gate, WordGate
 from streamer.domain.dnd.rules import ORDINARY_SPELLS, VERBS, SpellCastRules, SpellRules
 from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
-from streamer.framework.kinds.extraction import RulesContext, RulesExtractor, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, RulesExtractor, ShownUnit
 from tests.support import CRD3
 
 PARTY = {"SAM": "Scanlan Shorthalt", "MARISHA": "Keyleth", "LAURA": "Vex'ahlia"}
@@ -287,7 +287,7 @@ def test_hyperscan_is_loaded_by_the_spell_rules_only() -> None:
         "import sys\n"
         "import streamer.domain.dnd.kinds, streamer.domain.dnd.rules, streamer.domain.dnd.npc_rules\n"
         "from streamer.domain.dnd.rules import SpellCastRules\n"
-        "from streamer.framework.kinds.extraction import RulesContext, ShownUnit\n"
+        "from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit\n"
         "before = 'hyperscan' in sys.modules\n"
         "SpellCastRules()([], RulesContext({}, {}, {}))\n"
         "print(before, 'hyperscan' in sys.modules)\n"

@@ -15,7 +15,7 @@ import pytest
 from streamer import api
 from streamer.api import stages
 from streamer.api.runs import report_path_of, work_folder_of
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.source.accepted import AcceptedSource, UnitIndex
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.bundle_support import CRD3_EPISODES

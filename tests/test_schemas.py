@@ -18,7 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from streamer import api
-from streamer.framework.errors import LaneOutputError
+from streamer.framework.errors.types import LaneOutputError
 from streamer.framework.kinds.lane_outputs import parse_lane_output
 from streamer.framework.kinds.lane_schema import lane_payload_schema
 from tests.bundle_support import (

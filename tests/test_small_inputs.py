@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from streamer.api.batch_manifest import read_manifest
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from streamer.normalization.glossary import load_glossary
 
 

@@ -24,8 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import MAX_NESTING, NestingScan, bracket_position
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import MAX_NESTING, NestingScan, bracket_position
 from streamer.framework.source.reader import SourceDocumentReader
 from tests.support import REPO
 
@@ -508,7 +508,7 @@ def test_repeated_members_in_a_lane_output_are_refused(
     tmp_path: Path, edit: Any, expected: str
 ) -> None:
     from streamer.api.config import default_registry
-    from streamer.framework.errors import LaneOutputError
+    from streamer.framework.errors.types import LaneOutputError
     from streamer.framework.kinds.lane_outputs import read_lane_output
     from tests.support import lane_output, ref
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.canonical_json import SemanticDigest
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.canonical import SemanticDigest
 from streamer.framework.source.reader import SourceDocumentReader
 from streamer.framework.source.unit_rules import validate_unit
 from tests.support import digest_of, json_bytes, jsonl_bytes, unit

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from streamer.configuration.resolve import CONFIG_MAX_BYTES
-from streamer.framework.errors import ConfigurationError, LaneOutputError
+from streamer.framework.errors.types import ConfigurationError, LaneOutputError
 from streamer.framework.regular_files import read_regular_file
 from tests.support import REPO, Case, invoke, ref, spell, units, write_case
 

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamer import api
-from streamer.framework.kinds.normalization import NormalizationSpec
+from streamer.framework.kinds.normalization_spec import NormalizationSpec
 from streamer.framework.party import Party
 from streamer.normalization.collapse import Ref
 from streamer.normalization.names import Names

@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from streamer import api
-from streamer.framework import json_events
+from streamer.framework.json import events as json_events
 from streamer.framework.kinds.registry import SchemaIdentity
 from streamer.validation import chunk_map, evidence_check, repeated_ids
 from tests.bundle_support import receipt, run_bundle

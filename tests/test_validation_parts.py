@@ -9,7 +9,7 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamer.framework.json_events import ITEM, item_events, stream
+from streamer.framework.json.events import ITEM, item_events, stream
 from streamer.output.schema_catalog import load_schema
 from streamer.validation.evidence_shape import REFERENCES, UNITS, stream_items
 from streamer.validation.repeated_ids import IdHashes

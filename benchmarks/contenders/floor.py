@@ -61,8 +61,8 @@ import msgspec
 import orjson
 
 from benchmarks.contenders import PYTHON, Contender, Invocation, register, version_of
-from streamer.framework.json_bytes import NestingScan, bracket_position
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.json.byte_scan import NestingScan, bracket_position
+from streamer.framework.source.source_unit import SourceUnit
 
 if TYPE_CHECKING:
     from benchmarks.cases import Case

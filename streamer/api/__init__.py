@@ -69,7 +69,7 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         NormalizeResult as NormalizeResult,
         normalize as normalize,
     )
-    from streamer.api.outputs import (
+    from streamer.api.output_destinations import (
         check_output_destination as check_output_destination,
         require_standard_output as require_standard_output,
     )
@@ -88,7 +88,7 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         BundleReport as BundleReport,
         validate_bundle as validate_bundle,
     )
-    from streamer.framework.errors import ExitStatus as ExitStatus
+    from streamer.framework.errors.types import ExitStatus as ExitStatus
     # isort: on
 
 # name -> the module that defines it
@@ -102,7 +102,7 @@ MODULE_OF = {
     "DEFAULT_TOLERANCE": "streamer.api.evaluation",
     "EvaluationResult": "streamer.api.evaluation",
     "EvidenceResult": "streamer.api.evidence_context",
-    "ExitStatus": "streamer.framework.errors",
+    "ExitStatus": "streamer.framework.errors.types",
     "ExtractResult": "streamer.api.extraction",
     "ImportResult": "streamer.api.transcripts",
     "NormalizeResult": "streamer.api.normalization",
@@ -110,7 +110,7 @@ MODULE_OF = {
     "batch": "streamer.api.batches",
     "bundle": "streamer.api.bundles",
     "campaign": "streamer.api.campaigns",
-    "check_output_destination": "streamer.api.outputs",
+    "check_output_destination": "streamer.api.output_destinations",
     "chunk": "streamer.api.transcripts",
     "default_config": "streamer.api.config",
     "default_document_id": "streamer.api.transcripts",
@@ -131,7 +131,7 @@ MODULE_OF = {
     "read_lane_outputs": "streamer.api.lanes",
     "reference_from": "streamer.api.evaluation",
     "report": "streamer.api.reports",
-    "require_standard_output": "streamer.api.outputs",
+    "require_standard_output": "streamer.api.output_destinations",
     "run": "streamer.api.runs",
     "schema": "streamer.api.bundles",
     "schema_ids": "streamer.api.bundles",

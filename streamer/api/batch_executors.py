@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from streamer.api.runs import run, work_folder_of
-from streamer.framework.errors import ConfigurationError, ExitStatus, StreamerError
+from streamer.framework.errors.types import ConfigurationError, ExitStatus, StreamerError
 from streamer.importers.formats import ImportOptions
 from streamer.output.publication import atomic_file
 

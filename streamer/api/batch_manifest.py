@@ -23,9 +23,9 @@ from typing import Any
 
 import msgspec
 
-from streamer.framework.errors import ConfigurationError, StreamerError
+from streamer.framework.errors.safe_text import quoted, shown_path
+from streamer.framework.errors.types import ConfigurationError, StreamerError
 from streamer.framework.regular_files import MIB, read_regular_text
-from streamer.framework.safe_text import quoted, shown_path
 from streamer.importers.detection import detect_format
 from streamer.importers.formats import FORMATS, ImportOptions, check_options
 

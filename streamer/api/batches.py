@@ -43,8 +43,8 @@ from streamer.api.runs import checked_configuration, work_folder_of
 from streamer.api.stages import BUNDLE
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.configuration.defaults import model_server
-from streamer.framework.errors import ConfigurationError, ExitStatus
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 SUMMARY_FILE = "batch.jsonl"

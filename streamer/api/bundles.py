@@ -15,11 +15,12 @@ from streamer.api.lanes import (
     lane_inputs,
     read_lane_outputs,
 )
-from streamer.api.outputs import check_inputs_outside, config_input
+from streamer.api.output_destinations import check_inputs_outside, config_input
 from streamer.api.run_options import RunOptions, read_options, warning
 from streamer.api.sources import Source, check_jobs, source_batches
 from streamer.configuration import Configuration
-from streamer.framework.errors import (
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import (
     ConfigurationError,
 )
 from streamer.framework.evidence.projector import (
@@ -29,7 +30,6 @@ from streamer.framework.evidence.projector import (
 )
 from streamer.framework.evidence.request import build_evidence_request
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-from streamer.framework.safe_text import quoted
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.output import schema_catalog
 from streamer.output.bundle_documents import INDEX_FILE

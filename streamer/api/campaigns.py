@@ -20,12 +20,12 @@ import msgspec
 import orjson
 
 from streamer.api.config import default_registry
-from streamer.api.outputs import publish_to
+from streamer.api.output_destinations import publish_to
 from streamer.api.validation import validate_bundle
-from streamer.framework.errors import ConfigurationError, InputError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, InputError
+from streamer.framework.names import name_key
 from streamer.normalization.glossary import Glossary, load_glossary
-from streamer.normalization.names import name_key
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report.campaign import CampaignSession, CampaignSummary, write_campaign
 from streamer.report.evidence_stream import session_units

@@ -25,9 +25,9 @@ from streamer.configuration.defaults import (
     model_server,
     render,
 )
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-from streamer.framework.safe_text import shown_path
 
 DEFAULT_TITLE = (
     "The default configuration of streamer run without --config (streamer config --show)."

@@ -22,18 +22,18 @@ from typing import IO, Any
 import orjson
 
 from streamer.api.config import default_registry
-from streamer.api.outputs import check_output_destination, publish_to
+from streamer.api.output_destinations import check_output_destination, publish_to
 from streamer.api.sources import source_batches
 from streamer.evaluation.identity import Canon
 from streamer.evaluation.lanes import PublishedLane, check_units, score_lanes
 from streamer.evaluation.reference import Reference, cited, read_reference, ref_ids
 from streamer.evaluation.reference_writer import LaneRecords, reference_bytes
 from streamer.evaluation.scores import LaneScore, Row, Table
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, read_lane_output
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.regular_files import MIB, read_regular_file
-from streamer.framework.safe_text import shown_path
 from streamer.normalization.glossary import load_glossary
 from streamer.output.bundle_documents import INDEX_FILE
 

@@ -32,9 +32,9 @@ from streamer.api.evaluation import (
 from streamer.evaluation.lanes import all_missing
 from streamer.evaluation.reference import Reference, read_reference
 from streamer.evaluation.scores import Counts, LaneScore, Row, Table
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.safe_text import quoted, shown_path
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-from streamer.framework.safe_text import quoted, shown_path
 
 BATCH_SUMMARY = "batch.jsonl"  # streamer.api.batches.SUMMARY_FILE
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import IO, Unpack
 
 from streamer.api.lanes import effective_lanes, lane_inputs, read_lane_outputs
-from streamer.api.outputs import config_input, publish_to, resolve_output
+from streamer.api.output_destinations import config_input, publish_to, resolve_output
 from streamer.api.run_options import RunOptions, read_options, warning
 from streamer.api.sources import Source, check_jobs, source_batches
 from streamer.configuration import Configuration
-from streamer.framework.errors import (
+from streamer.framework.errors.types import (
     ConfigurationError,
 )
 from streamer.framework.evidence.projector import (

@@ -34,11 +34,11 @@ from streamer.extraction.run import (
     write_lane_files,
 )
 from streamer.extraction.transport import ChatTransport
-from streamer.framework.errors import ConfigurationError, ExitStatus
+from streamer.framework.errors.safe_text import quoted, shown_path
+from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
-from streamer.framework.kinds.extraction import RulesContext
+from streamer.framework.kinds.extraction_spec import RulesContext
 from streamer.framework.party import Party
-from streamer.framework.safe_text import quoted, shown_path
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.glossary import party_of

@@ -11,12 +11,12 @@ from typing import Any
 
 import orjson
 
-from streamer.api.outputs import NamedInput
+from streamer.api.output_destinations import NamedInput
 from streamer.configuration import Configuration
-from streamer.framework.errors import ConfigurationError, LaneOutputError
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, LaneOutputError
 from streamer.framework.kinds.lane_outputs import LaneOutput, lane_output_path, read_lane_output
 from streamer.framework.regular_files import read_regular_file
-from streamer.framework.safe_text import shown_path
 
 # Written by ``streamer normalize`` beside its lane outputs only when the support check was
 # off; ``bundle`` records it in the lane descriptors of its index (docs/normalization.md).

@@ -19,9 +19,9 @@ from streamer.api.lanes import PROVENANCE_FILE, Warn, effective_lanes, stderr_wa
 from streamer.api.run_options import Progress
 from streamer.api.sources import Source, source_batches
 from streamer.configuration import Configuration
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path
-from streamer.framework.safe_text import shown_path
 from streamer.framework.source.accepted import AcceptedSource, UnitsByPosition
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.candidates import (

@@ -12,12 +12,12 @@ import msgspec
 import orjson
 
 from streamer.api.config import default_registry
-from streamer.api.outputs import WriteTarget, check_output_destination, publish_to
+from streamer.api.output_destinations import WriteTarget, check_output_destination, publish_to
 from streamer.api.validation import validate_bundle
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.party import Party
-from streamer.framework.safe_text import shown_path
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, write_report

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from streamer.api import stages
 from streamer.api.work_folder import WorkFolder
-from streamer.framework.errors import StreamerError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import StreamerError
 
 WORK_SUFFIX = ".work"
 

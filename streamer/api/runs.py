@@ -55,8 +55,8 @@ from streamer.api.work_folder import (
     value_digest,
 )
 from streamer.configuration import Configuration
-from streamer.framework.errors import ConfigurationError, ExitStatus
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.importers.detection import detect_format
 from streamer.importers.formats import FORMATS, ImportOptions, check_options
 from streamer.output.bundle_documents import INDEX_FILE

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, BinaryIO, Unpack
 
 from streamer.api.run_options import Progress, ReadOptions
-from streamer.framework.errors import (
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import (
     ConfigurationError,
 )
-from streamer.framework.safe_text import shown_path
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.parallel import MAX_JOBS
 from streamer.framework.source.reader import (
@@ -25,7 +25,7 @@ from streamer.framework.source.reader import (
     DocumentIdentity,
     SourceDocumentReader,
 )
-from streamer.framework.source.units import Batch
+from streamer.framework.source.unit_batches import Batch
 
 Source = str | os.PathLike[str] | BinaryIO
 

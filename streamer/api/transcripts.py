@@ -11,20 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Unpack
 
-from streamer.api.outputs import WriteTarget, config_input, publish_to, resolve_output
+from streamer.api.output_destinations import WriteTarget, config_input, publish_to, resolve_output
 from streamer.api.run_options import Progress, ReadOptions
 from streamer.api.sources import Source, open_source, without_cycle_collection
 from streamer.configuration import Configuration
-from streamer.framework.errors import (
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import (
     ConfigurationError,
     SourceError,
 )
-from streamer.framework.safe_text import shown_path
 from streamer.framework.source.reader import (
     DEFAULT_BUFFER_SIZE,
     SourceDocumentReader,
 )
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.detection import detect_format
 from streamer.importers.document import SpooledDocument, spool_document, write_document
 from streamer.importers.formats import (

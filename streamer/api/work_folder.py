@@ -18,9 +18,9 @@ from typing import Any
 
 import msgspec
 
-from streamer.framework.canonical_json import DIGEST_PREFIX, canonical
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
+from streamer.framework.json.canonical import DIGEST_PREFIX, canonical
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 RECORD_VERSION = 1

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import typer
 
 import streamer
-from streamer.framework.errors import ExitStatus
+from streamer.framework.errors.types import ExitStatus
 
 app = typer.Typer(
     name="streamer",

@@ -15,7 +15,7 @@ import typer
 from streamer import api
 from streamer.cli.app import CommandFailed, app
 from streamer.evaluation.gate import Floors, parse_floors
-from streamer.framework.errors import ConfigurationError, ExitStatus
+from streamer.framework.errors.types import ConfigurationError, ExitStatus
 
 CAMPAIGN_MARKER = "batch.jsonl"  # a streamer batch output folder holds it
 

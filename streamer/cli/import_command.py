@@ -8,7 +8,7 @@ from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
-from streamer.framework.plugins import PluginError
+from streamer.framework.plugins.entry_points import PluginError
 from streamer.importers.formats import FORMATS, TranscriptFormat
 
 

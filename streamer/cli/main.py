@@ -33,7 +33,7 @@ from click.exceptions import ClickException, UsageError
 from typer.main import get_command
 
 from streamer.cli.app import DEBUG_HELP, CommandFailed, app, debugging, set_debugging
-from streamer.framework.errors import ExitStatus, StreamerError
+from streamer.framework.errors.types import ExitStatus, StreamerError
 
 # The signals that end a run as Ctrl-C does, and the status each gives (128 + number).
 TERMINATING = {

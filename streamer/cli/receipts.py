@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from streamer.cli.app import CommandFailed
-from streamer.framework.errors import ExitStatus
+from streamer.framework.errors.types import ExitStatus
 
 
 class Receipted(Protocol):

@@ -11,8 +11,8 @@ import typer
 from streamer import api
 from streamer.cli.app import app
 from streamer.cli.receipts import print_receipt
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
 
 
 @app.command("report")

@@ -8,7 +8,7 @@ import typer
 
 from streamer import api
 from streamer.cli.app import app
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 
 
 @app.command("schema")

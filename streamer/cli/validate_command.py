@@ -9,7 +9,7 @@ import typer
 
 from streamer import api
 from streamer.cli.app import CommandFailed, app
-from streamer.framework.errors import ExitStatus
+from streamer.framework.errors.types import ExitStatus
 
 
 @app.command("validate")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from streamer.configuration.extraction import ExtractionConfig
+from streamer.configuration.extraction_settings import ExtractionConfig
 from streamer.configuration.model import (
     DEFAULT_WINDOW_UNITS,
     ChunkingConfig,
@@ -32,7 +32,7 @@ from streamer.configuration.model import (
     LaneConfig,
     NormalizationConfig,
 )
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 
 BASE_URL_VARIABLE = "OPENAI_BASE_URL"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamer.configuration.extraction import ExtractionConfig
+from streamer.configuration.extraction_settings import ExtractionConfig
 from streamer.framework.kinds.registry import ArtifactKind
 
 DEFAULT_WINDOW_UNITS = 3

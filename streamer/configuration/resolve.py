@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from streamer.configuration.extraction import (
+from streamer.configuration.extraction_settings import (
     engine_name,
     max_tokens_value,
     resolve_extraction,
@@ -30,10 +30,10 @@ from streamer.configuration.model import (
     NormalizationConfig,
 )
 from streamer.configuration.yaml_loader import load_yaml
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.safe_text import quoted, shown_path
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.regular_files import MIB, read_regular_text
-from streamer.framework.safe_text import quoted, shown_path
 from streamer.output.modules import OUTPUTS
 
 LANE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")

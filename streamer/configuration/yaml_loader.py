@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.types import ConfigurationError
 
 MAX_NESTING = 32
 

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from streamer.evaluation.scores import Counts
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import ConfigurationError
 
 EVERY_LANE = ""
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
+from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.names import name_key
 

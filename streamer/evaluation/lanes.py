@@ -12,9 +12,9 @@ from streamer.evaluation.identity import Canon, KindIdentity
 from streamer.evaluation.matching import Item, Span, match_lane, overlaps, spans
 from streamer.evaluation.reference import Reference, ReferenceError, ReferenceLane, cited
 from streamer.evaluation.scores import Counts, LaneScore, refs_json
-from streamer.framework.errors import InputError
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import InputError
 from streamer.framework.kinds.registry import ArtifactKind
-from streamer.framework.safe_text import quoted
 
 
 @dataclass(frozen=True)

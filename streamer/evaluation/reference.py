@@ -32,13 +32,13 @@ from typing import Any
 
 import orjson
 
-from streamer.framework.errors import ConfigurationError, InputError, LaneOutputError
-from streamer.framework.json_bytes import check_unique
+from streamer.framework.errors.safe_text import quoted, shown_path
+from streamer.framework.errors.types import ConfigurationError, InputError, LaneOutputError
+from streamer.framework.json.byte_scan import check_unique
+from streamer.framework.json.members import check_members
 from streamer.framework.kinds.lane_outputs import DocumentSource
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry, SchemaIdentity
-from streamer.framework.members import check_members
 from streamer.framework.regular_files import MIB, read_regular_file
-from streamer.framework.safe_text import quoted, shown_path
 from streamer.framework.source.reference import SourceReference
 
 ARTIFACT_KIND = "evaluation/reference"

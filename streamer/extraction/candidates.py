@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from streamer.framework.canonical_json import compact
+from streamer.framework.json.canonical import compact
 from streamer.output.publication import atomic_file
 
 

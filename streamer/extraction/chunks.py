@@ -23,7 +23,7 @@ import msgspec
 
 from streamer.configuration import Configuration
 from streamer.framework.chunking.chunker import Chunk, Chunker
-from streamer.framework.kinds.extraction import ShownUnit
+from streamer.framework.kinds.extraction_spec import ShownUnit
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE, SourceDocumentReader
 from streamer.output.extraction_chunks import SpooledChunks, spool_chunks

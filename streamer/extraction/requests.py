@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from streamer.extraction.response_schema import response_schema, strict_schema
-from streamer.framework.kinds.extraction import Prompt, ShownUnit
+from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
 UNITS_HEADER = "Units:\n"

@@ -11,9 +11,9 @@ from typing import Any
 
 import msgspec
 
+from streamer.framework.json.members import check_members
 from streamer.framework.kinds.records import RecordError
 from streamer.framework.kinds.registry import ArtifactKind
-from streamer.framework.members import check_members
 
 TRUNCATED = "the answer reached max_tokens"
 

@@ -38,9 +38,9 @@ from streamer.extraction.requests import (
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.signals import run_until_signal
 from streamer.extraction.transport import ChatTransport, Completion, FormatRefused, RequestFailed
-from streamer.framework.errors import StreamerError
+from streamer.framework.errors.types import StreamerError
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
-from streamer.framework.kinds.extraction import ExtractionSpec, RulesContext
+from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContext
 from streamer.framework.kinds.registry import ArtifactKind
 
 OPENAI = Engine("openai", "a model behind any OpenAI-compatible server, asked chunk by chunk")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from streamer.framework.errors import ConfigurationError, StreamerError
+from streamer.framework.errors.types import ConfigurationError, StreamerError
 from streamer.framework.names import name_key
 
 _SEEN_MAX = 4096

@@ -13,7 +13,7 @@ import os
 import stat
 from pathlib import Path
 
-from streamer.framework.errors import StreamerError
+from streamer.framework.errors.types import StreamerError
 
 MIB = 1 << 20
 

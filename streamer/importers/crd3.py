@@ -25,8 +25,8 @@ from typing import Annotated, Any, BinaryIO, Literal
 import msgspec
 from msgspec import UNSET
 
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.framework.errors.types import SourceError
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
 from streamer.importers.document import UNIT_KIND, utterance
 from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.json_items import array_runs

@@ -20,9 +20,9 @@ is no gap.
 
 from __future__ import annotations
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.canonical import MAX_SAFE_INTEGER
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.document import clean_speaker, utterance
 from streamer.importers.lines import split_speaker_prefix, split_whisperx_prefix
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import ijson
 
-from streamer.framework.errors import ConfigurationError, SourceError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError, SourceError
 from streamer.importers.formats import FORMATS, TranscriptFormat
 
 # Detection reads at most this much of a file: a member recognized after it is not seen.

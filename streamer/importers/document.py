@@ -33,9 +33,9 @@ import msgspec
 import orjson
 from msgspec import UNSET
 
-from streamer.framework.canonical_json import DIGEST_PREFIX, SemanticDigest
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.canonical import DIGEST_PREFIX, SemanticDigest
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
 from streamer.framework.source.unit_rules import validate_unit
 
 SPOOL_IN_MEMORY = 4 << 20

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.plugins import FORMATS_GROUP, Plugins, named
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.errors.types import ConfigurationError
+from streamer.framework.plugins.entry_points import FORMATS_GROUP, Plugins, named
+from streamer.framework.source.source_unit import SourceUnit
 
 # The longest --speaker-carry accepted: a day (a longer silence is no longer a turn).
 MAX_SPEAKER_CARRY_S = 86_400.0

@@ -5,7 +5,7 @@ item at a time. ijson's own error messages quote the bytes around the error, whi
 carry transcript text into an error line, so every parse error is replaced by a
 content-safe message naming the last item read.
 
-Before a parser sees a byte, it is scanned (``framework.json_bytes.NestingScan``): input
+Before a parser sees a byte, it is scanned (``framework.json.byte_scan.NestingScan``): input
 nested deeper than ``MAX_NESTING`` levels, anywhere (also in members that are skipped,
 such as CRD3's ``METADATA``), is refused before it is parsed (ijson's cost grows with the
 square of the depth). Repeated member names are refused, anywhere, with the path of the
@@ -16,10 +16,10 @@ in Python (``_Tap``): it is what decides every error. The fast path reads the ar
 that are members of the top-level object (``TURNS``, ``segments``, ``word_segments``:
 nearly all the bytes) without it: ijson parses the rest of the document (``_Diverting``
 stops its input just after such an array's ``[``), and the array's content is cut
-(``framework.json_runs.ItemRuns``: at a buffer's last item separator, else by the nesting
+(``framework.json.item_runs.ItemRuns``: at a buffer's last item separator, else by the nesting
 scan) into runs of complete items, each run decoded at once by msgspec (numbers that are
 not integers as ``Decimal``, exactly as ijson gives them) and checked for repeated member
-names by counting strings (``json_bytes.string_literals``: a parsed run has fewer strings
+names by counting strings (``json.byte_scan.string_literals``: a parsed run has fewer strings
 than its text when a member repeats). A run that fails to decode
 or to count is read again by the reference path, which yields its items up to the
 problem and raises the located error; so the items, and the errors, are those of the
@@ -39,16 +39,16 @@ import ijson
 import msgspec
 import orjson
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import (
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import (
     MAX_NESTING,
     NestingError,
     NestingScan,
     array_opening,
     string_literals,
 )
-from streamer.framework.json_events import MemberNames
-from streamer.framework.json_runs import ItemRuns, after_separator
+from streamer.framework.json.events import MemberNames
+from streamer.framework.json.item_runs import ItemRuns, after_separator
 
 BUFFER_SIZE = 1 << 16
 _decoder = msgspec.json.Decoder(float_hook=Decimal)

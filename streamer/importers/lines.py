@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 
 BLOCK_SIZE = 1 << 16
 _NEWLINE = re.compile(rb"\r\n?|\n")

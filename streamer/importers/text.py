@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
 from streamer.importers.document import UNIT_KIND
 from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.lines import line_blocks, split_speaker_prefix

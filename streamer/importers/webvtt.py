@@ -37,8 +37,8 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.errors.types import SourceError
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.cues import Cue, Utterances
 from streamer.importers.document import clean_speaker
 from streamer.importers.formats import ImportOptions, TranscriptFormat

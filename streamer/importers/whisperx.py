@@ -18,9 +18,9 @@ from typing import Any, BinaryIO
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.canonical import MAX_SAFE_INTEGER
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.document import clean_speaker, sequential_unit_id, utterance
 from streamer.importers.formats import ImportOptions, TranscriptFormat
 from streamer.importers.json_items import array_runs

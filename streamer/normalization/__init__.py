@@ -1,7 +1,7 @@
 """Normalization (ADR-0009): raw extraction candidates in, normalized lane outputs out.
 
 Generic: what it knows of a kind comes from the kind's ``NormalizationSpec``
-(``streamer.framework.kinds.normalization``). One module a job:
+(``streamer.framework.kinds.normalization_spec``). One module a job:
 
 - ``glossary``: the auxiliary glossary (YAML) and ``names``, the name key and aliases;
 - ``candidates``: reading a candidates file (header, then one candidate a line);

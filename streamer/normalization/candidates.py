@@ -20,10 +20,10 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from streamer.framework.errors import InputError
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import InputError
 from streamer.framework.kinds.lane_outputs import is_document_source
 from streamer.framework.kinds.lane_schema import DIGEST_PATTERN
-from streamer.framework.safe_text import quoted
 from streamer.normalization.rejections import Reason, Rejection
 
 _HEADER = ("lane_id", "artifact_kind", "source", "extractor")

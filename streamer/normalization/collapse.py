@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from streamer.framework.canonical_json import canonical
+from streamer.framework.json.canonical import canonical
 
 
 @dataclass(frozen=True, order=True)

@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from streamer.configuration.yaml_loader import load_yaml
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.safe_text import quoted, shown_path
+from streamer.framework.errors.types import ConfigurationError
+from streamer.framework.names import name_key
 from streamer.framework.party import Party
 from streamer.framework.regular_files import MIB, read_regular_text
-from streamer.framework.safe_text import quoted, shown_path
-from streamer.normalization.names import Names, name_key
+from streamer.normalization.names import Names
 
 GLOSSARY_MAX_BYTES = 1 * MIB  # read whole, as the configuration is
 NAMES = "names"

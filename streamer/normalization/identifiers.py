@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from streamer.framework.canonical_json import canonical
+from streamer.framework.json.canonical import canonical
 
 HEX_DIGITS = 16
 

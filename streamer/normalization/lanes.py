@@ -19,17 +19,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamer.framework.errors import ConfigurationError, InputError
+from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, LaneOutput
-from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
+from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 from streamer.framework.kinds.records import RecordError
 from streamer.framework.kinds.registry import ArtifactKind
+from streamer.framework.names import name_key
 from streamer.normalization import collapse
 from streamer.normalization.candidates import CandidatesFile, RawCandidate
 from streamer.normalization.collapse import Grounded, Group
 from streamer.normalization.grounding import Problem, ground
 from streamer.normalization.identifiers import record_id
-from streamer.normalization.names import Names, name_key
+from streamer.normalization.names import Names
 from streamer.normalization.rejections import Reason, Rejection
 from streamer.normalization.source_index import ChunkSpan
 from streamer.normalization.support import Support

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from streamer.framework.names import folded, name_key
-
-__all__ = ["Names", "folded", "name_key"]
+from streamer.framework.names import name_key
 
 
 class Names:

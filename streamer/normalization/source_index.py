@@ -27,8 +27,8 @@ from msgspec import UNSET
 
 from streamer.framework.chunking.chunker import Chunk, Chunker, chunk_span
 from streamer.framework.source.accepted import UnitsByPosition
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Batch
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import Batch
 from streamer.normalization.support import CitedUnit, Pair
 
 ReadRange = Callable[[Pair, Sequence[CitedUnit]], None]

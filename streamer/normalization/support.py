@@ -41,10 +41,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from streamer.framework.kinds.normalization import Catalog, NormalizationSpec, SpokenCatalog
+from streamer.framework.kinds.normalization_spec import Catalog, NormalizationSpec, SpokenCatalog
+from streamer.framework.names import folded, name_key
 from streamer.framework.party import Party
 from streamer.normalization.collapse import Ref
-from streamer.normalization.names import Names, folded, name_key
+from streamer.normalization.names import Names
 
 ARTICLES = frozenset({"a", "an", "the"})
 ENDINGS = ("s", "es", "'s")

@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO, Any
 
-from streamer.framework.canonical_json import compact
 from streamer.framework.evidence.projector import ProjectedEvidence
+from streamer.framework.json.canonical import compact
 from streamer.framework.kinds.lane_outputs import LaneOutput
 from streamer.framework.kinds.registry import SchemaIdentity
 from streamer.framework.source.reader import DocumentIdentity

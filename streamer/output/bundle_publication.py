@@ -37,8 +37,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
 from streamer.output.publication import (
     DIRECTORY_MODE,
     FILE_MODE,

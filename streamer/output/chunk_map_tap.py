@@ -19,7 +19,7 @@ from typing import IO
 import orjson
 
 from streamer.framework.chunking.chunker import Chunker, chunk_id
-from streamer.framework.source.units import Batch
+from streamer.framework.source.unit_batches import Batch
 
 SPOOL_IN_MEMORY = 1 << 20
 

@@ -23,7 +23,7 @@ import orjson
 from msgspec import UNSET
 
 from streamer.framework.chunking.chunker import Chunk, Chunker
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 
 SPOOL_IN_MEMORY = 4 << 20
 

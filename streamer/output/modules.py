@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from streamer.framework.evidence.projector import ProjectedEvidence
 from streamer.framework.kinds.lane_outputs import LaneOutput
-from streamer.framework.plugins import OUTPUTS_GROUP, Plugins, named
+from streamer.framework.plugins.entry_points import OUTPUTS_GROUP, Plugins, named
 from streamer.framework.source.reader import DocumentIdentity
 from streamer.output.bundle_documents import write_bundle
 from streamer.output.bundle_publication import StagedBundle

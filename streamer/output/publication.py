@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
 
 FILE_MODE = 0o600
 DIRECTORY_MODE = 0o700

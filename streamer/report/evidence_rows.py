@@ -18,7 +18,7 @@ from typing import IO, Any
 import orjson
 from msgspec import UNSET
 
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.report.embedding import script_safe
 
 SPOOL_IN_MEMORY = 1 << 20

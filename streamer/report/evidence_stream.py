@@ -1,6 +1,6 @@
 """What the page reads of a (validated) bundle's documents besides what validation
 collected, streamed, never held whole: the evidence context's header members
-(``framework.json_events.first_item``) and the source document's unit count from the chunk
+(``framework.json.events.first_item``) and the source document's unit count from the chunk
 map. The evidence's units and contexts come from validation's reading
 (``evidence_rows.EvidenceRows``)."""
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import ijson
 
-from streamer.framework.errors import InputError
-from streamer.framework.json_events import first_item
+from streamer.framework.errors.types import InputError
+from streamer.framework.json.events import first_item
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 
 

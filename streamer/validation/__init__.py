@@ -13,7 +13,7 @@ One checker per document, each in its own module, run in order by ``bundle_check
   (decoded by the source unit's declaration, and their rules), ``evidence_contexts`` (the
   rules of a context), ``evidence_repeats`` (repeated unit IDs, confirmed).
 
-The parts they share: ``framework.json_events`` (ijson, items built in C, runs of units
+The parts they share: ``framework.json.events`` (ijson, items built in C, runs of units
 decoded at once by msgspec; shared with the importers and the report), ``skeleton`` (the
 small rest of a large document), ``schema_rules`` (jsonschema, for the small documents and
 to name what a struct refused), ``repeated_ids``, ``window_union``, ``report``.
@@ -27,6 +27,6 @@ and unit IDs, never transcript text or record values. ``docs/bundle.md`` lists t
 """
 
 from streamer.validation.bundle_check import validate
-from streamer.validation.report import BundleReport
+from streamer.validation.bundle_report import BundleReport
 
 __all__ = ["BundleReport", "validate"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-from streamer.framework.safe_text import shown_path
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, INDEX_FILE
 from streamer.output.schema_catalog import known_schema_ids
@@ -20,12 +20,12 @@ from streamer.validation.bundle_files import (
     present_files,
     read_document,
 )
+from streamer.validation.bundle_report import BundleReport
 from streamer.validation.chunk_map import check_chunk_map
 from streamer.validation.evidence_check import check_evidence
 from streamer.validation.evidence_units import EvidenceSeen
 from streamer.validation.index_check import check_index
 from streamer.validation.lane_payload import Payload, check_lane_coverage, check_lane_payload
-from streamer.validation.report import BundleReport
 
 
 def validate(

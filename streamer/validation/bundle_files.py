@@ -16,7 +16,7 @@ import orjson
 
 from streamer.framework.kinds.lane_outputs import LANE_OUTPUT_MAX_BYTES
 from streamer.framework.regular_files import MIB, describe_bound
-from streamer.validation.report import BundleReport
+from streamer.validation.bundle_report import BundleReport
 
 INDEX_MAX_BYTES = 16 * MIB  # about 60,000 lane descriptors
 LANE_PAYLOAD_MAX_BYTES = LANE_OUTPUT_MAX_BYTES  # what streamer bundle reads as a lane output

@@ -3,7 +3,7 @@ chunking says; and the source positions it fixes (each chunk's first and last un
 
 The chunk map of a multi-GB transcript has one entry per ``max_units - overlap_units``
 units (hundreds of thousands), so its entries are streamed too: cut into runs as they are
-read (``json_events.stream`` with ``runs``), each run decoded at once by a msgspec struct;
+read (``json.events.stream`` with ``runs``), each run decoded at once by a msgspec struct;
 a run that does not decode and the rest of the array are read by ijson, one entry an item,
 and only an entry that fails the struct is checked by jsonschema against ``$defs/chunk``
 (for the located message). The rest of the document is checked by jsonschema whole.
@@ -18,12 +18,12 @@ from typing import Annotated, Any
 import msgspec
 
 from streamer.framework.chunking.chunker import chunk_id
-from streamer.framework.json_events import ITEM, RUN, JsonError, item_events, stream
-from streamer.framework.source.unit import NonEmpty
+from streamer.framework.json.events import ITEM, RUN, JsonError, item_events, stream
+from streamer.framework.source.source_unit import NonEmpty
 from streamer.output.bundle_documents import CHUNK_MAP_FILE, CHUNK_MAP_SCHEMA
 from streamer.validation.bundle_files import Unreadable, open_document
+from streamer.validation.bundle_report import BundleReport
 from streamer.validation.index_check import Described, check_descriptor
-from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import schema_of, schema_problems
 from streamer.validation.skeleton import Skeleton
 

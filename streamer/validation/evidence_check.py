@@ -1,6 +1,6 @@
 """``evidence-context.json``, checked as a stream: it can be larger than memory.
 
-The document is read once (``framework.json_events.stream``): the units of each context
+The document is read once (``framework.json.events.stream``): the units of each context
 are cut into runs of bytes and each run decoded at once by msgspec into ``SourceUnit``
 (the source unit's one declaration, ``evidence_units.decode_units``); the rest is read by
 ijson, each reference built in C, the rest of the document (its header and each context's
@@ -29,8 +29,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import IO, Any
 
-from streamer.framework.json_events import RUN, JsonError, stream
+from streamer.framework.json.events import RUN, JsonError, stream
 from streamer.validation.bundle_files import Unreadable, open_document
+from streamer.validation.bundle_report import BundleReport
 from streamer.validation.chunk_map import Anchors
 from streamer.validation.evidence_contexts import ContextRules
 from streamer.validation.evidence_repeats import DONE, Repeats, ignore
@@ -53,7 +54,6 @@ from streamer.validation.evidence_units import (
 )
 from streamer.validation.index_check import Described, check_descriptor
 from streamer.validation.repeated_ids import IdHashes
-from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import Failure, failure_lines, schema_failures, schema_of
 from streamer.validation.skeleton import Skeleton
 

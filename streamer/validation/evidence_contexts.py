@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
 from streamer.validation.chunk_map import Anchors
 from streamer.validation.evidence_shape import Cited
 from streamer.validation.evidence_units import Finished

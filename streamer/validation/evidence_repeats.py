@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from streamer.framework.json_events import ITEM, stream
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.json.events import ITEM, stream
 from streamer.validation.evidence_shape import UNITS, stream_items
 from streamer.validation.skeleton import Skeleton
 

@@ -1,5 +1,5 @@
 """The shape of the evidence document as the streaming check reads it: where its units and
-references are (each built in C by ``framework.json_events``), and a context's head as a msgspec
+references are (each built in C by ``framework.json.events``), and a context's head as a msgspec
 struct (jsonschema runs only when it fails, to name the problem)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import msgspec
 
-from streamer.framework.json_events import item_events
+from streamer.framework.json.events import item_events
 from streamer.framework.source.reference import SourceReference
-from streamer.framework.source.unit import NonEmpty
+from streamer.framework.source.source_unit import NonEmpty
 from streamer.output import evidence_context
 from streamer.validation.schema_rules import schema_of
 

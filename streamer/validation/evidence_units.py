@@ -12,9 +12,9 @@ from typing import Any, Protocol
 import msgspec
 from msgspec import UNSET
 
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
 from streamer.framework.source.reference import SourceReference
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
 from streamer.validation.chunk_map import Anchors
 from streamer.validation.evidence_shape import SCHEMA_ID, named_ids
 from streamer.validation.repeated_ids import IdHashes

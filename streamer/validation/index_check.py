@@ -14,7 +14,7 @@ from typing import Any
 
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE, INDEX_SCHEMA, lane_file
-from streamer.validation.report import BundleReport
+from streamer.validation.bundle_report import BundleReport
 from streamer.validation.schema_rules import schema_problems
 
 

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamer.framework.errors import LaneOutputError
+from streamer.framework.errors.types import LaneOutputError
 from streamer.framework.kinds.lane_outputs import LaneOutput, parse_lane_output
 from streamer.framework.kinds.registry import ArtifactKind, ArtifactKindRegistry
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import lane_file
 from streamer.output.schema_catalog import lane_schema, schema_ids
 from streamer.validation.bundle_files import LANE_PAYLOAD_MAX_BYTES, Unreadable, read_document
+from streamer.validation.bundle_report import BundleReport
 from streamer.validation.evidence_shape import Cited
 from streamer.validation.index_check import Described, check_descriptor
-from streamer.validation.report import BundleReport
 from streamer.validation.schema_rules import schema_problems, schema_problems_in
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import ijson
 
-from streamer.framework.json_events import Event
+from streamer.framework.json.events import Event
 
 _OPENS = frozenset({"start_map", "start_array"})
 _CLOSES = frozenset({"end_map", "end_array"})

@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 import msgspec
 
-from streamer.domain.dnd import normalization, prompts
+from streamer.domain.dnd import normalization_specs, prompts
 from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
 from streamer.domain.dnd.rules import SpellCastRules
-from streamer.framework.kinds.extraction import ExtractionSpec
+from streamer.framework.kinds.extraction_spec import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.source.reference import SourceReference
@@ -87,7 +87,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         id_member="spell_cast_id",
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.SPELL_CASTS, rules=SpellCastRules()),
-        normalization=normalization.SPELL_CASTS,
+        normalization=normalization_specs.SPELL_CASTS,
     ),
     ArtifactKind(
         name="dnd/npcs",
@@ -98,7 +98,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         id_member="npc_id",
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.NPCS, rules=NpcRules()),
-        normalization=normalization.NPCS,
+        normalization=normalization_specs.NPCS,
     ),
     ArtifactKind(
         name="dnd/npc-interactions",
@@ -109,7 +109,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         id_member="interaction_id",
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.NPC_INTERACTIONS, rules=NpcInteractionRules()),
-        normalization=normalization.NPC_INTERACTIONS,
+        normalization=normalization_specs.NPC_INTERACTIONS,
     ),
     ArtifactKind(
         name="dnd/combat-turns",
@@ -120,7 +120,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         id_member="turn_id",
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.COMBAT_TURNS),
-        normalization=normalization.COMBAT_TURNS,
+        normalization=normalization_specs.COMBAT_TURNS,
     ),
     ArtifactKind(
         name="dnd/item-events",
@@ -137,7 +137,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         id_member="item_event_id",
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.ITEM_EVENTS),
-        normalization=normalization.ITEM_EVENTS,
+        normalization=normalization_specs.ITEM_EVENTS,
     ),
     ArtifactKind(
         name="dnd/scene-descriptions",
@@ -148,7 +148,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         id_member="scene_id",
         evidence_member="source_ref",
         extraction=ExtractionSpec(prompts.SCENE_DESCRIPTIONS),
-        normalization=normalization.SCENE_DESCRIPTIONS,
+        normalization=normalization_specs.SCENE_DESCRIPTIONS,
         broad=True,
     ),
     ArtifactKind(
@@ -157,6 +157,6 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         question="Which player plays which character?",
         record=PartyMember,
         labels={"player": "Player", "character": "Character"},
-        normalization=normalization.PARTY_ROSTER,
+        normalization=normalization_specs.PARTY_ROSTER,
     ),
 )

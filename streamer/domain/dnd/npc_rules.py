@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamer.domain.dnd.prefilter import Gate
-from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
 NPCS_VERSION = "dnd/npcs-rules@1"

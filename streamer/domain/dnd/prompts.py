@@ -16,7 +16,7 @@ lane's question before the units).
 
 from __future__ import annotations
 
-from streamer.framework.kinds.extraction import Prompt
+from streamer.framework.kinds.extraction_spec import Prompt
 
 PREAMBLE = """\
 You read a transcript of a tabletop role-playing game (D&D) session, then answer one \

@@ -78,7 +78,7 @@ from streamer.domain.dnd.spell_rules.verbs import (
     casting_verbs,
     other_verbs,
 )
-from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
 __all__ = [

@@ -7,12 +7,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 
-from streamer.framework.errors import SourceError, SourceReferenceError
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import SourceError, SourceReferenceError
 from streamer.framework.evidence.intervals import merged_runs
-from streamer.framework.safe_text import quoted
 from streamer.framework.source.reference import SourceReference
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Batch
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import Batch
 
 from .request import Citation
 

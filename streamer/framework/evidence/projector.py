@@ -38,12 +38,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import IO
 
-from streamer.framework.errors import LaneOutputError, SourceReferenceError
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import LaneOutputError, SourceReferenceError
 from streamer.framework.evidence.intervals import merged_runs
 from streamer.framework.kinds.lane_outputs import DocumentSource
-from streamer.framework.safe_text import quoted
 from streamer.framework.source.reader import DocumentIdentity
-from streamer.framework.source.units import Batch
+from streamer.framework.source.unit_batches import Batch
 
 from .coverage import Coverage, References
 from .request import EvidenceRequest

@@ -14,11 +14,11 @@ from typing import IO
 
 import msgspec
 
-from streamer.framework.errors import SourceError, StreamerError
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import SourceError, StreamerError
 from streamer.framework.source.reference import SourceReference
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import published_units, unit_ids
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import published_units, unit_ids
 
 from .coverage import Coverage
 

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from streamer.framework.kinds.extraction import RulesExtractor
+from streamer.framework.kinds.extraction_spec import RulesExtractor
 from streamer.framework.kinds.registry import ArtifactKind
-from streamer.framework.plugins import ENGINES_GROUP, Plugins, named
+from streamer.framework.plugins.entry_points import ENGINES_GROUP, Plugins, named
 
 ChunkExtractor = RulesExtractor
 """What a local engine runs on each chunk of a lane: a ``RulesExtractor`` (its ``version`` is

@@ -10,10 +10,10 @@ from typing import Any, Generic, TypeVar
 import msgspec
 import orjson
 
-from streamer.framework.errors import LaneOutputError
-from streamer.framework.json_bytes import check_unique
+from streamer.framework.errors.types import LaneOutputError
+from streamer.framework.json.byte_scan import check_unique
+from streamer.framework.json.members import check_members
 from streamer.framework.kinds.registry import ArtifactKind
-from streamer.framework.members import check_members
 from streamer.framework.regular_files import MIB, read_regular_file
 
 R = TypeVar("R", bound=msgspec.Struct)

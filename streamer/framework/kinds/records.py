@@ -25,8 +25,8 @@ import msgspec
 import msgspec.inspect as mi
 import msgspec.structs
 
-from streamer.framework.declared_rules import explain
-from streamer.framework.errors import LaneOutputError
+from streamer.framework.errors.types import LaneOutputError
+from streamer.framework.json.declared_rules import explain
 from streamer.framework.source.reference import SourceReference
 
 R = TypeVar("R", bound=msgspec.Struct)

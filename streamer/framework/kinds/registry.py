@@ -17,12 +17,12 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.kinds.extraction import ExtractionSpec
-from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import ConfigurationError
+from streamer.framework.kinds.extraction_spec import ExtractionSpec
+from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 from streamer.framework.kinds.records import RecordType
-from streamer.framework.plugins import KINDS_GROUP, Plugins
-from streamer.framework.safe_text import quoted
+from streamer.framework.plugins.entry_points import KINDS_GROUP, Plugins
 from streamer.framework.source.reference import SourceReference
 
 R = TypeVar("R", bound=msgspec.Struct)
@@ -82,7 +82,7 @@ class ArtifactKind(Generic[R]):
     references are read and written and the default identity rule (``SPAN`` for one
     reference, else ``OCCURRENCE``); a kind without one (the party roster) exposes no
     evidence. ``normalization`` says how candidates of the kind become records
-    (``kinds.normalization``); a kind without one cannot be normalized.
+    (``kinds.normalization_spec``); a kind without one cannot be normalized.
 
     Every member name the declaration gives (``id_member``, ``evidence_member``, ``labels``,
     the normalization's name, catalog, key, textual and actor members) is checked against

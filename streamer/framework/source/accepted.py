@@ -26,11 +26,11 @@ from typing import overload
 import msgspec
 import orjson
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.framework.source.json_lines import line_blocks
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Batch, Hits
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import Batch, Hits
 
 # 128 KiB: as the reader's blocks (``source.reader.DEFAULT_BUFFER_SIZE``)
 BLOCK_SIZE = 1 << 17

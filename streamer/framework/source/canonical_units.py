@@ -10,7 +10,7 @@ from typing import overload
 
 import msgspec
 
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 
 Marks = tuple[Sequence[int], Sequence[int]]  # ``LineMarks``: line indexes, byte offsets
 

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from streamer.framework.canonical_json import SemanticDigest
-from streamer.framework.errors import SourceError
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.canonical import SemanticDigest
 
 MEMBERS = frozenset({"document_id", "semantic_digest"})
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")

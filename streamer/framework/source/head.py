@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any, BinaryIO
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.framework.source.envelope import Envelope, SourceForm
 
 HEAD_READ = 1 << 12

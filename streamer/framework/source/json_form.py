@@ -1,7 +1,7 @@
 """The units of a JSON source document: the items of ``units``, a buffer at a time.
 
 The JSON form is read in buffers, each scanned as bytes by ``NestingScan``
-(``framework.json_bytes``), which bounds the nesting depth before any parser sees it and
+(``framework.json.byte_scan``), which bounds the nesting depth before any parser sees it and
 knows where each array item of ``units`` ends: the complete items of a buffer are decoded
 by msgspec as one array (the quick way, below), and the end of ``units`` is found exactly,
 so the members after it are read (by the ``Envelope``) from what follows it. Repeated
@@ -22,25 +22,25 @@ from typing import Any
 
 import orjson
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import (
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import (
     MAX_NESTING,
     NestingError,
     NestingScan,
     duplicate_message,
     first_duplicate,
 )
-from streamer.framework.json_runs import ItemRuns, RunError, after_separator
+from streamer.framework.json.item_runs import ItemRuns, RunError, after_separator
 from streamer.framework.source.envelope import Envelope, skip_space
 from streamer.framework.source.json_lines import ParsedBlock
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.unit_rules import validate_unit
-from streamer.framework.source.units import (
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import (
     Dropped,
     canonical_units,
     decode_array,
     has_duplicate_members,
 )
+from streamer.framework.source.unit_rules import validate_unit
 
 _NESTING_HINT = f"a source document nests at most {MAX_NESTING} levels (a valid one, 4)"
 
@@ -57,7 +57,7 @@ class JsonUnits:
         self._envelope = envelope
 
     def batches(self) -> Iterator[ParsedBlock]:
-        """The items of ``units``, in runs of complete items (``json_runs.ItemRuns``: most
+        """The items of ``units``, in runs of complete items (``json.item_runs.ItemRuns``: most
         cut at a buffer's last item separator, the others by the nesting scan, which bounds
         the nesting depth and finds the end of ``units``), then the members after ``units``.
         A run that does not decode is parsed again, item by item, to locate the problem."""

@@ -2,7 +2,7 @@
 
 ``line_blocks`` reads the lines after the header in blocks of whole lines, copying the
 source's bytes once. ``JsonLinesParser`` decodes and type-checks each block with msgspec
-in one call (``source.units``); a block with any line that breaks the contract is parsed
+in one call (``source.unit_batches``); a block with any line that breaks the contract is parsed
 again line by line, to locate the problem. Blank lines are accepted only at the end of the
 document; repeated member names are refused (counted, see ``units.has_duplicate_members``);
 every error names a line, never content.
@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 
-from streamer.framework.errors import SourceError
-from streamer.framework.json_bytes import duplicate_message, first_duplicate
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import (
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.byte_scan import duplicate_message, first_duplicate
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import (
     LineMarks,
     canonical_units,
     convert_units,

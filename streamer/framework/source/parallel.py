@@ -3,7 +3,7 @@ result of one.
 
 The lines after the header are cut into tasks of about ``TASK_SIZE`` bytes, each parsed
 and validated by ``JsonLinesParser`` in one of N - 1 worker processes or in the main
-process itself (an ``OrderedPool`` mapped with ``local``, ``framework.ordered_pool``:
+process itself (an ``OrderedPool`` mapped with ``local``, ``framework.processes.ordered_pool``:
 results taken back in task order; the main process takes the next task while its own
 work leaves it time and every worker has work), so ``--jobs N`` keeps N cores busy.
 Two ways to hand a task over (the JSON form is read in the main process: where its quick
@@ -40,8 +40,8 @@ import functools
 import os
 from collections.abc import Generator, Iterable, Iterator
 
-from streamer.framework.canonical_json import SemanticDigest
-from streamer.framework.ordered_pool import OrderedPool, Task
+from streamer.framework.json.canonical import SemanticDigest
+from streamer.framework.processes.ordered_pool import OrderedPool, Task
 from streamer.framework.source.canonical_units import CanonicalUnits
 from streamer.framework.source.file_lines import FileLines
 from streamer.framework.source.json_lines import JsonLinesParser, ParsedBlock
@@ -55,7 +55,7 @@ from streamer.framework.source.task_messages import (
     encode_task,
 )
 from streamer.framework.source.task_work import find_hits, parse_lines, parse_range
-from streamer.framework.source.units import Batch, Hits
+from streamer.framework.source.unit_batches import Batch, Hits
 
 MAX_JOBS = 64
 TASK_SIZE = 1 << 19  # the bytes handed to a worker at once

@@ -33,13 +33,13 @@ import stat
 from collections.abc import Generator, Iterator
 from typing import BinaryIO
 
-from streamer.framework.canonical_json import SemanticDigest
+from streamer.framework.json.canonical import SemanticDigest
 from streamer.framework.source.envelope import DocumentIdentity, Envelope, SourceForm
 from streamer.framework.source.head import scan_head
 from streamer.framework.source.json_form import JsonUnits
 from streamer.framework.source.json_lines import JsonLinesParser, ParsedBlock, line_blocks
-from streamer.framework.source.unit import SourceUnit
-from streamer.framework.source.units import Batch
+from streamer.framework.source.source_unit import SourceUnit
+from streamer.framework.source.unit_batches import Batch
 
 __all__ = [
     "DEFAULT_BUFFER_SIZE",

@@ -14,7 +14,7 @@ from streamer.framework.source.task_messages import (
     encode_ids,
     encode_result,
 )
-from streamer.framework.source.units import LineMarks
+from streamer.framework.source.unit_batches import LineMarks
 
 
 def find_hits(wanted: frozenset[str], ids: list[str]) -> list[tuple[int, str]]:

@@ -16,10 +16,10 @@ from typing import Any
 
 import msgspec.inspect as mi
 
-from streamer.framework.declared_rules import explain
-from streamer.framework.errors import SourceError
-from streamer.framework.safe_text import quoted
-from streamer.framework.source.unit import SourceUnit, UnitMetadata
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import SourceError
+from streamer.framework.json.declared_rules import explain
+from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
 
 _UNIT = mi.type_info(SourceUnit)
 _HINTS = {

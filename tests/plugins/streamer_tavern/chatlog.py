@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from streamer.framework.errors import SourceError
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.errors.types import SourceError
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.importers.document import utterance
 from streamer.importers.formats import ImportOptions, TranscriptFormat
 

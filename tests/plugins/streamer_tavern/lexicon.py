@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
-from streamer.framework.kinds.extraction import RulesContext, ShownUnit
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
 from .oaths import OATHS, cites

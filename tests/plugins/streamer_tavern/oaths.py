@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from streamer.framework.kinds.extraction import ExtractionSpec, Prompt, RulesContext, ShownUnit
-from streamer.framework.kinds.normalization import NormalizationSpec
+from streamer.framework.kinds.extraction_spec import ExtractionSpec, Prompt, RulesContext, ShownUnit
+from streamer.framework.kinds.normalization_spec import NormalizationSpec
 from streamer.framework.kinds.records import NonEmpty, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind
 

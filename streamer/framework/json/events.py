@@ -1,9 +1,9 @@
 """Large JSON documents read as ijson events: the streaming-JSON layer's event half.
 
 streamer reads four kinds of large JSON, each with a different duty, so each reads it its
-own way; what they have in common is here, in ``framework.json_bytes`` (bytes before a
+own way; what they have in common is here, in ``framework.json.byte_scan`` (bytes before a
 parser sees them: nesting depth, where an array's items end, repeated member names) and in
-``framework.json_runs`` (``ItemRuns``: the items of one array cut into runs past the
+``framework.json.item_runs`` (``ItemRuns``: the items of one array cut into runs past the
 parser, each decoded at once, with the caller's fallback for a run that does not decode):
 
 * the source reader (``framework.source``) decodes the units of ``units`` a run at a time
@@ -14,7 +14,7 @@ parser, each decoded at once, with the caller's fallback for a run that does not
   same way, and check the rest as events with ijson, refusing repeated member names with
   ``MemberNames``; an error is located by a reference pass over the events, which quotes
   nothing (ijson's own messages quote the input);
-* validation (``framework.json_events.stream``) checks a whole published document in one
+* validation (``framework.json.events.stream``) checks a whole published document in one
   pass of events, every item built in C, against its schema: it must see every event,
   but for the items of one array (the evidence document's units), which it may take in
   runs decoded at once (``ItemRuns`` again; a run that does not decode is read by ijson,
@@ -50,13 +50,13 @@ from typing import IO, Any
 
 import ijson
 
-from streamer.framework.json_bytes import (
+from streamer.framework.json.byte_scan import (
     NestingScan,
     array_opening,
     duplicate_message,
     member_path,
 )
-from streamer.framework.json_runs import ItemRuns, after_separator
+from streamer.framework.json.item_runs import ItemRuns, after_separator
 
 ITEM = "item"
 BLOCK_SIZE = 1 << 16
@@ -111,7 +111,7 @@ def stream(
 
     With ``runs``, ``(ARRAY, decode)``: the items of every array at ``ARRAY`` (a prefix of
     object members and ``item``s, e.g. ``contexts.item.units``) are cut into runs as they
-    are read (``json_runs.ItemRuns``) and never reach ijson: ``decode`` gets each run as a
+    are read (``json.item_runs.ItemRuns``) and never reach ijson: ``decode`` gets each run as a
     JSON array text and gives its items, and they are given as ``(ARRAY.item, RUN, items)``.
     When ``decode`` gives ``None`` (or the run is not sound JSON), that run and the rest of
     that array go to ijson as without ``runs``: the events are those of the plain reading,
@@ -210,7 +210,7 @@ class _Cutting:
         return data[: cut + 1]
 
     def runs(self) -> Iterator[Event]:
-        """The items of the array just opened, a run at a time (``json_runs.ItemRuns``),
+        """The items of the array just opened, a run at a time (``json.item_runs.ItemRuns``),
         up to its ``]`` (or up to a run that does not decode: that run and the rest of
         the array go to ijson).
 

@@ -1,6 +1,6 @@
 """JSON read as bytes, before any parser builds it: nesting depth, where an array's items
 end, and duplicate members. The byte half of the streaming-JSON layer that the source
-reader, the importers, validation and the report share (``json_events`` is the event
+reader, the importers, validation and the report share (``json.events`` is the event
 half, and says who uses what, and why they differ).
 
 ``NestingScan`` follows a JSON text fed one buffer at a time (strings may span buffers)
@@ -23,11 +23,11 @@ lane outputs), the importers re-encode a run of items and count that in C, and t
 reader compares sizes with the canonical lines it makes anyway.
 
 ``array_cut`` finds, in a buffer fed to ``NestingScan``, where the items of an array end
-(``first_at`` and ``last_at`` read the profile): the exact cut of ``json_runs.ItemRuns``,
+(``first_at`` and ``last_at`` read the profile): the exact cut of ``json.item_runs.ItemRuns``,
 with which the source reader (``units``), the importers (``TURNS``, ``segments``) and
 validation decode the complete items of each buffer at once.
 ``array_opening`` finds where an array at a given depth opens: the importers' top-level
-arrays (``json_items``), and the units arrays of the evidence document (``json_events.stream``).
+arrays (``json_items``), and the units arrays of the evidence document (``json.events.stream``).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from array import array
 from itertools import accumulate
 from typing import Any
 
-from streamer.framework.errors import InputError
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import InputError
 
 MAX_NESTING = 32
 

@@ -9,7 +9,7 @@ the game master states once a round, not in each turn's units: a classification,
 from __future__ import annotations
 
 from streamer.domain.dnd.spell_catalog import srd_spells
-from streamer.framework.kinds.normalization import Collapse, NormalizationSpec
+from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 
 # One cast, one record: a declaration ("I cast Slow on them") and the game master's
 # narration of it ("...as you cast Slow...") are one record when they cite units at most

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
 
 MemberError = Callable[[str, str], Exception]
 

@@ -19,9 +19,9 @@ from typing import Any, NamedTuple
 import msgspec
 from msgspec import UNSET
 
-from streamer.framework.errors import SourceError
+from streamer.framework.errors.types import SourceError
 from streamer.framework.source.reference import SourceReference
-from streamer.framework.source.unit import SourceUnit
+from streamer.framework.source.source_unit import SourceUnit
 from streamer.framework.source.unit_rules import validate_unit
 
 Where = Callable[[int], str]

@@ -37,7 +37,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from streamer.framework.errors import StreamerError
+from streamer.framework.errors.types import StreamerError
 
 BUSY = 2  # a worker with fewer tasks queued is fed before this process takes one
 IN_FLIGHT = 4  # tasks handed to a worker and not yet taken back (2: ~10% slower)

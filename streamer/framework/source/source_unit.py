@@ -3,11 +3,11 @@
 ``SourceUnit`` states the contract's types: non-empty unit ID and kind, a text, an
 optional self-reference and optional accepted metadata (``speaker``, ``start_ms``,
 ``end_ms``: integers from 0 to 2**53-1), no other member. The reader decodes batches
-against it (``source.units``), the rules of a single unit and their located messages come
+against it (``source.unit_batches``), the rules of a single unit and their located messages come
 from it (``source.unit_rules``), importers validate what they build through those rules,
 the chunker and the chunk lines read it, and the evidence writer encodes it. What a type
 cannot say (a self-reference citing the unit itself, ``start_ms <= end_ms``, empty
-metadata being no metadata) is stated in ``source.unit_rules`` and ``source.units``.
+metadata being no metadata) is stated in ``source.unit_rules`` and ``source.unit_batches``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
+from streamer.framework.json.canonical import MAX_SAFE_INTEGER
 from streamer.framework.source.reference import SourceReference
 
 Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE_INTEGER)]

@@ -1,6 +1,6 @@
 """The items of one JSON array, read past the parser in runs: the streaming cut that the
 importers (``importers.json_items``), the source reader (``source.json_form``) and
-validation (``json_events.stream``) share.
+validation (``json.events.stream``) share.
 
 ``ItemRuns`` is the shape of ijson's ``items()``: a stream (positioned just after an
 array's ``[``, found by the caller at its path), a decoder, and the runs of decoded
@@ -32,12 +32,12 @@ from typing import Generic, NamedTuple, TypeVar
 
 import ijson
 
-from streamer.framework.json_bytes import MAX_NESTING, NestingScan, array_cut
+from streamer.framework.json.byte_scan import MAX_NESTING, NestingScan, array_cut
 
 T = TypeVar("T")
 # decode(text, literals): the items of ``text`` (``[`` + items + ``]``), or ``None``;
 # ``literals``: its string literals as the exact cut counted them, ``None`` after the
-# quick cut (count them with ``json_bytes.string_literals`` when needed)
+# quick cut (count them with ``json.byte_scan.string_literals`` when needed)
 Decode = Callable[[bytes, int | None], T | None]
 
 WHITE_SPACE = b" \t\r\n"

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from streamer.framework.errors import ConfigurationError
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.engines import ENGINES
-from streamer.framework.safe_text import quoted
 
 # ``auto`` tries the others in this order (``streamer/extraction/negotiation.py``).
 STRUCTURED_OUTPUTS = ("auto", "json_schema", "json_object_schema", "json_object", "none")

@@ -8,7 +8,7 @@ streamer registers what it ships exactly as another package would: by entry poin
 
 - ``streamer.kinds``: a family of artifact kinds (an ``ArtifactKind`` or a sequence of them);
 - ``streamer.formats``: a transcript format (``importers.formats.TranscriptFormat``);
-- ``streamer.engines``: an extraction engine (``framework.kinds.extraction.Engine``);
+- ``streamer.engines``: an extraction engine (``framework.kinds.engines.Engine``);
 - ``streamer.outputs``: an output module (``output.modules.OutputModule``).
 
 A ``Plugins`` object is one group: ``names()`` reads the installed metadata without importing
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, Protocol, TypeVar
 
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import quoted
+from streamer.framework.errors.safe_text import quoted
+from streamer.framework.errors.types import ConfigurationError
 
 T = TypeVar("T")
 

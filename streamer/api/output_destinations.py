@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
-from streamer.framework.errors import ConfigurationError
-from streamer.framework.safe_text import shown_path
+from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.errors.types import ConfigurationError
 from streamer.output.publication import (
     Destination,
     publish,

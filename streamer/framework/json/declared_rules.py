@@ -15,8 +15,8 @@ from typing import Any
 
 import msgspec.inspect as mi
 
-from streamer.framework.canonical_json import MAX_SAFE_INTEGER
-from streamer.framework.members import check_members
+from streamer.framework.json.canonical import MAX_SAFE_INTEGER
+from streamer.framework.json.members import check_members
 
 RuleError = Callable[[str, str, mi.StructType | None], Exception]
 """``error(path, rule, struct)``: the exception for a broken rule."""

@@ -1,0 +1,1 @@
+"""How streamer finds its artifact kinds, formats, engines and outputs: entry points."""

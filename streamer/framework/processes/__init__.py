@@ -1,0 +1,1 @@
+"""Forked worker processes: the ordered pool behind ``--jobs``."""
