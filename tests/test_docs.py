@@ -287,11 +287,11 @@ def test_the_documented_defaults_are_the_code_defaults() -> None:
 
 
 def test_every_stated_read_size_is_the_code_default() -> None:
-    """The README and the API reference state the size a source is read by; it is the
-    reader's default (both said 1 MB once the code read 128 KiB)."""
+    """The architecture and the API reference state the size a source is read by; it is
+    the reader's default (both said 1 MB once the code read 128 KiB)."""
     expected = f"{DEFAULT_BUFFER_SIZE >> 10} KiB"
-    readme = text(REPO / "README.md")
-    stated = re.findall(r"(\d+ (?:KiB|MiB|MB|KB)) (?:blocks|buffers)", readme)
+    architecture = text(DOCS / "architecture.md")
+    stated = re.findall(r"(\d+ (?:KiB|MiB|MB|KB)) (?:blocks|buffers)", architecture)
     assert stated and set(stated) == {expected}
     sizes = re.findall(r"buffer_size[^|;)]*?(\d+ (?:KiB|MiB|MB|KB))", text(DOCS / "integration.md"))
     assert sizes and set(sizes) == {expected}
