@@ -452,7 +452,7 @@ def test_unusable_output_is_a_usage_error(tmp_path: Path, output: str) -> None:
     assert run.stdout == b""
 
 
-def test_files_are_0600_and_folders_0700(tmp_path: Path) -> None:
+def test_files_and_folders_get_the_umasks_permissions(tmp_path: Path) -> None:
     case = small_case(tmp_path / "case", allowlist=["spells"])
     out = tmp_path / "bundle"
     old_umask = os.umask(0o022)
@@ -464,14 +464,14 @@ def test_files_are_0600_and_folders_0700(tmp_path: Path) -> None:
         path.relative_to(tmp_path).as_posix(): stat.S_IMODE(path.stat().st_mode)
         for path in [out, *sorted(out.rglob("*"))]
     }
-    assert modes == {
-        "bundle": 0o700,
-        "bundle/chunk-map.json": 0o600,
-        "bundle/evidence-context.json": 0o600,
-        "bundle/index.json": 0o600,
-        "bundle/lanes": 0o700,
-        "bundle/lanes/npcs.json": 0o600,
-        "bundle/lanes/spells.json": 0o600,
+    assert modes == {  # as cp and mkdir give them: a bundle served or shared is readable
+        "bundle": 0o755,
+        "bundle/chunk-map.json": 0o644,
+        "bundle/evidence-context.json": 0o644,
+        "bundle/index.json": 0o644,
+        "bundle/lanes": 0o755,
+        "bundle/lanes/npcs.json": 0o644,
+        "bundle/lanes/spells.json": 0o644,
     }
 
 

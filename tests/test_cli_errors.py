@@ -4,6 +4,7 @@ never a byte of transcript text, speakers or record values in any message."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -202,12 +203,16 @@ def test_a_valid_run_publishes_the_marker_only_in_the_output(tmp_path: Path) -> 
     assert MARKER.encode() in run.stdout
 
 
-def test_output_to_a_file_is_owner_only_and_stdout_stays_empty(tmp_path: Path) -> None:
+def test_output_to_a_file_has_the_umasks_mode_and_stdout_stays_empty(tmp_path: Path) -> None:
     case = base_case(tmp_path)
     target = tmp_path / "evidence.json"
-    run = invoke(case.args("--output", str(target)))
+    old_umask = os.umask(0o027)
+    try:
+        run = invoke(case.args("--output", str(target)))
+    finally:
+        os.umask(old_umask)
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
-    assert target.stat().st_mode & 0o777 == 0o600
+    assert target.stat().st_mode & 0o777 == 0o640
     assert target.read_bytes() == invoke(case.args()).stdout
 
 
@@ -277,18 +282,30 @@ def test_debug_adds_a_traceback_and_is_accepted_anywhere(tmp_path: Path) -> None
         assert run.stderr.splitlines()[-1] == quiet.stderr.rstrip("\n")
 
 
-def test_a_missing_output_folder_is_named_as_given(tmp_path: Path) -> None:
+def test_the_helps_example_works_as_typed_in_an_empty_folder(tmp_path: Path) -> None:
+    shutil.copy(REPO / "fixtures" / "quickstart" / "session.vtt", tmp_path / "session.vtt")
+    run = invoke(["run", "session.vtt", "--output", "out/session", "--quiet"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (0, "")
+    assert sorted(os.listdir(tmp_path / "out")) == ["session", "session.html", "session.work"]
+
+
+def test_a_run_that_publishes_nothing_takes_back_the_folders_it_made(tmp_path: Path) -> None:
+    (tmp_path / "bridge.vtt").write_text("not a caption file\n")
+    (tmp_path / "kept").mkdir()
+    run = invoke(["run", "bridge.vtt", "--output", "kept/my sessions/s1/out"], cwd=tmp_path)
+    assert run.status == 3  # bad input
+    assert run.stderr.startswith("streamer: error: webvtt bridge.vtt: line 1: ")
+    assert sorted(os.listdir(tmp_path)) == ["bridge.vtt", "kept"]
+    assert os.listdir(tmp_path / "kept") == []
+
+
+def test_an_output_under_a_file_is_named_as_given(tmp_path: Path) -> None:
     in_folder(tmp_path, "bridge.vtt")
-    run = invoke(["run", "bridge.vtt", "--output", "out/C1E050"], cwd=tmp_path)
+    run = invoke(["run", "bridge.vtt", "--output", "bridge.vtt/s1"], cwd=tmp_path)
     assert (run.status, run.stderr) == (
         2,
-        "streamer: error: the folder out of --output out/C1E050 does not exist (hint: create "
-        "it first: mkdir -p out)\n",
-    )
-    spaced = invoke(["run", "bridge.vtt", "--output", "my sessions/s1"], cwd=tmp_path)
-    assert spaced.stderr == (
-        "streamer: error: the folder 'my sessions' of --output 'my sessions/s1' does not exist "
-        "(hint: create it first: mkdir -p 'my sessions')\n"
+        "streamer: error: bridge.vtt in --output bridge.vtt/s1 is not a folder "
+        "(hint: choose another --output)\n",
     )
     assert sorted(os.listdir(tmp_path)) == ["bridge.vtt"]
 

@@ -180,7 +180,7 @@ def test_the_quick_start_is_make_demo_a_run_with_no_configuration_and_make_test(
     blocks = code_blocks(section(text(README), "## Quick start"))
     assert len(blocks) == 1
     commands_ = [line.strip() for line in blocks[0][1].splitlines() if line.strip()]
-    assert commands_ == ["make demo", "mkdir -p out", QUICK_START_RUN, "make test"]
+    assert commands_ == ["make demo", QUICK_START_RUN, "make test"]
 
 
 def test_the_quick_start_run_publishes_the_fixture_s_spells(tmp_path: Path) -> None:
@@ -217,7 +217,7 @@ OPERATIONS = [
     "Store, copy, share and expire a bundle with an evidence context as you do the "
     "transcript itself: no longer, and no more widely.",
     "When a transcript must be deleted, delete its bundles too;",
-    "files are created with mode `0600` and folders `0700`",
+    "What only the run needs is created owner-only whatever the umask:",
     "No size limit truncates the evidence context:",
     "The allowlist is the control: adding a lane to the pipeline never publishes more until "
     "it is allowlisted",

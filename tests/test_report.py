@@ -230,15 +230,19 @@ def test_the_header_is_read_whatever_the_buffer_and_layout(
 # -- written like every output ----------------------------------------------------------
 
 
-def test_the_report_is_written_owner_only_and_the_same_bytes_each_time(tmp_path: Path) -> None:
+def test_the_report_gets_the_umasks_mode_and_the_same_bytes_each_time(tmp_path: Path) -> None:
     bundle = demo_bundle(tmp_path / "bundle")
     again = demo_bundle(tmp_path / "again")
     first, second = tmp_path / "first.html", tmp_path / "second.html"
-    assert run_cli(["report", str(bundle), "--output", str(first)]).status == 0
+    old_umask = os.umask(0o022)
+    try:
+        assert run_cli(["report", str(bundle), "--output", str(first)]).status == 0
+    finally:
+        os.umask(old_umask)
     run = run_cli(["report", str(again), "--output", str(second)])
     assert (run.status, run.stdout, run.stderr) == (0, b"", "")
     assert first.read_bytes() == second.read_bytes()
-    assert stat.S_IMODE(first.stat().st_mode) == 0o600
+    assert stat.S_IMODE(first.stat().st_mode) == 0o644
     assert run_cli(["report", str(bundle)]).stdout == first.read_bytes()
     assert sorted(os.listdir(tmp_path)) == ["again", "bundle", "first.html", "second.html"]
 

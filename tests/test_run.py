@@ -96,9 +96,15 @@ def test_run_publishes_the_bundle_the_commands_publish_one_by_one(tmp_path: Path
     assert sorted(path.name for path in (work / "stages").iterdir()) == sorted(
         f"{name}.json" for name in AVAILABLE
     )
-    for path in [tmp_path / "out", work, *work.rglob("*"), *(tmp_path / "out").rglob("*")]:
+    # the work folder and its copy of the transcript are the owner's alone, whatever the
+    # umask; what is published gets the umask's permissions, as cp and mkdir give them
+    assert stat.S_IMODE(work.stat().st_mode) == 0o700
+    assert stat.S_IMODE((work / "source.jsonl").stat().st_mode) == 0o600
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in [tmp_path / "out", *(tmp_path / "out").rglob("*"), tmp_path / "out.html"]:
         mode = stat.S_IMODE(path.stat().st_mode)
-        assert mode == (0o700 if path.is_dir() else 0o600), path
+        assert mode == (0o777 if path.is_dir() else 0o666) & ~umask, path
 
 
 def test_a_rerun_runs_no_stage_and_publishes_the_same_bytes(

@@ -42,7 +42,7 @@ from streamer.framework.party import Party
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.glossary import party_of
-from streamer.output.publication import DIRECTORY_MODE
+from streamer.output.publication import DIRECTORY_MODE, PRIVATE_DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"
 
@@ -261,7 +261,7 @@ def extract(
         _check_folder(cache_folder, "--cache-dir")
     with _chunk_plan(config, source, buffer_size) as plan:
         os.makedirs(output, mode=DIRECTORY_MODE, exist_ok=True)
-        os.makedirs(cache_folder, mode=DIRECTORY_MODE, exist_ok=True)
+        os.makedirs(cache_folder, mode=PRIVATE_DIRECTORY_MODE, exist_ok=True)
         cache = ResponseCache(cache_folder)
         report = progress or (lambda lane_id, done, total: None)
         if model_lanes:

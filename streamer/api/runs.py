@@ -61,6 +61,7 @@ from streamer.importers.detection import detect_format
 from streamer.importers.formats import FORMATS, ImportOptions, check_options
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.output.bundle_publication import check_destination, publisher_lock
+from streamer.output.parent_folders import parents_made
 
 REPORT_SUFFIX = ".html"
 
@@ -345,23 +346,34 @@ def run(
     elif not document_id.strip():
         raise ConfigurationError("--document-id must not be empty")
     destination = Path(output)
-    work = WorkFolder(work_folder_of(destination))
+    with parents_made(destination.parent, os.fspath(output)):
+        work = WorkFolder(work_folder_of(destination))
+        report = report_path_of(destination)
+        _check_destinations(destination, report, work, force=force)
+        work.create(CANDIDATES, LANES, given=work_output(output))
+        plan = RunPlan(
+            effective.path,
+            config,
+            path,
+            format_name,
+            document_id,
+            run_lanes,
+            work,
+            warn,
+            progress=progress,
+            import_options=options,
+            config_text=effective.text,
+        )
+        return _run_plan(plan, progress, output, clean=clean)
+
+
+def _run_plan(
+    plan: RunPlan, progress: Progress | None, output: str | os.PathLike[str], *, clean: bool
+) -> RunResult:
+    """Run the stages of ``plan`` and publish; on failure, what the work folder keeps."""
+    work = plan.work
+    destination = Path(output)
     report = report_path_of(destination)
-    _check_destinations(destination, report, work, force=force)
-    work.create(CANDIDATES, LANES, given=work_output(output))
-    plan = RunPlan(
-        effective.path,
-        config,
-        path,
-        format_name,
-        document_id,
-        run_lanes,
-        work,
-        warn,
-        progress=progress,
-        import_options=options,
-        config_text=effective.text,
-    )
     staged = progress if isinstance(progress, StagedProgress) else None
     if staged is not None:
         plan.chunk_progress = staged.chunk
@@ -380,4 +392,6 @@ def run(
             plan.index.close()
     if clean:
         shutil.rmtree(work.root, ignore_errors=True)
-    return RunResult(document_id, plan.semantic_digest, destination, report, outcomes, bundled)
+    return RunResult(
+        plan.document_id, plan.semantic_digest, destination, report, outcomes, bundled
+    )

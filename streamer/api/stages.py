@@ -31,7 +31,7 @@ from streamer.configuration import Configuration
 from streamer.framework.source.accepted import AcceptedSource, UnitIndex
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.importers.formats import ImportOptions
-from streamer.output.publication import DIRECTORY_MODE
+from streamer.output.publication import PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE
 from streamer.report import ReportSummary
 
 IMPORT = "import"
@@ -165,7 +165,7 @@ def _import_configuration(plan: RunPlan) -> Any:
 
 def _import(plan: RunPlan) -> ImportResult:
     options = plan.import_options
-    return import_transcript(
+    result = import_transcript(
         plan.format_name,
         plan.transcript,
         document_id=plan.document_id,
@@ -176,6 +176,8 @@ def _import(plan: RunPlan) -> ImportResult:
         speaker_carry=options.speaker_carry,
         progress=plan.progress,
     )
+    os.chmod(plan.path(SOURCE), PRIVATE_FILE_MODE)  # the transcript's copy: the owner's alone
+    return result
 
 
 def _import_counts(result: ImportResult) -> dict[str, Any]:
@@ -205,7 +207,7 @@ def _extract(plan: RunPlan) -> ExtractResult:
     # stale candidates behind. The answers stay in the cache beside it.
     candidates = plan.path(CANDIDATES)
     shutil.rmtree(candidates)
-    os.mkdir(candidates, DIRECTORY_MODE)
+    os.mkdir(candidates, PRIVATE_DIRECTORY_MODE)
     lanes = extracted_lanes(plan.config, plan.lanes)
     if not lanes:
         return ExtractResult(plan.document_id, plan.semantic_digest, 0, (), ())

@@ -21,7 +21,7 @@ import msgspec
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.json.canonical import DIGEST_PREFIX, canonical
-from streamer.output.publication import DIRECTORY_MODE, atomic_file
+from streamer.output.publication import PRIVATE_DIRECTORY_MODE, atomic_file
 
 RECORD_VERSION = 1
 RECORDS = "stages"
@@ -93,7 +93,7 @@ class WorkFolder:
             raise ConfigurationError(f"work folder {shown} exists and is not a folder")
         for folder in (self.root, *(self.root / name for name in (RECORDS, *folders))):
             with contextlib.suppress(FileExistsError):
-                os.mkdir(folder, DIRECTORY_MODE)
+                os.mkdir(folder, PRIVATE_DIRECTORY_MODE)
 
     def path(self, name: str) -> Path:
         return self.root / name

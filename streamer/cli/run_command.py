@@ -33,7 +33,8 @@ def run_command(
         ...,
         "--output",
         help="The bundle folder to publish; the report is DIR.html, the work folder DIR.work. "
-        "Its parent folder must exist.",
+        "Missing parent folders are made, as mkdir -p would (and removed again when the "
+        "run publishes nothing).",
     ),
     config: Path | None = typer.Option(
         None,

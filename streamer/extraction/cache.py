@@ -25,7 +25,7 @@ import msgspec
 
 from streamer.extraction.responses import InvalidAnswer, parse_records
 from streamer.framework.kinds.registry import ArtifactKind
-from streamer.output.publication import DIRECTORY_MODE, atomic_file
+from streamer.output.publication import PRIVATE_DIRECTORY_MODE, atomic_file
 
 CACHE_FORMAT = 1
 
@@ -77,6 +77,6 @@ class ResponseCache:
 
     def write(self, lane_id: str, key: str, records: list[dict[str, Any]]) -> None:
         folder = self.folder / lane_id
-        os.makedirs(folder, mode=DIRECTORY_MODE, exist_ok=True)
-        with atomic_file(self._path(lane_id, key)) as out:
+        os.makedirs(folder, mode=PRIVATE_DIRECTORY_MODE, exist_ok=True)
+        with atomic_file(self._path(lane_id, key), private=True) as out:
             out.write(msgspec.json.encode({"records": records}))

@@ -32,7 +32,6 @@ import fcntl
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -41,13 +40,14 @@ from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError
 from streamer.output.publication import (
     DIRECTORY_MODE,
-    FILE_MODE,
+    PRIVATE_FILE_MODE,
     check_output_folder,
     fsync_folder,
     interrupt_pending,
     new_file,
     sibling_prefix,
     signals_held,
+    temporary_sibling,
 )
 
 _AT_FDCWD = -100
@@ -133,7 +133,7 @@ def publisher_lock(destination: Path) -> Iterator[None]:
         try:
             with signals_held():
                 descriptor = os.open(
-                    path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE
+                    path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE_MODE
                 )
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             if _is_file_at(descriptor, path):
@@ -197,10 +197,8 @@ def staged_bundle(destination: Path, *, force: bool) -> Iterator[StagedBundle]:
     staging: Path | None = None
     try:
         with signals_held():
-            staging = Path(
-                tempfile.mkdtemp(
-                    prefix=sibling_prefix(destination.name), suffix=".partial", dir=parent
-                )
+            _, staging = temporary_sibling(
+                parent, sibling_prefix(destination.name), ".partial", folder=True
             )
         staged = StagedBundle(staging)
         yield staged

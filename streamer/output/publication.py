@@ -5,7 +5,7 @@ What ``--output PATH`` does depends on what ``PATH`` is when the run starts (the
 in ``docs/operations.md``, "Where output goes"):
 
 - nothing: the result is written to a temporary sibling (a unique name made by
-  ``tempfile.mkstemp`` in the same folder), flushed to disk and renamed into place; then
+  ``temporary_sibling`` in the same folder), flushed to disk and renamed into place; then
   the folder is flushed too. A failed or interrupted write leaves neither a partial file
   nor the temporary one.
 - a regular file: replaced the same way (it keeps nothing of the old file, not even its
@@ -17,7 +17,11 @@ in ``docs/operations.md``, "Where output goes"):
   renamed over, never removed.
 - anything else (a folder, a block device, a socket, a link to nothing): refused.
 
-Files are created readable by the owner only: published artifacts can hold transcript text.
+Published files and folders get the permissions the umask gives (as ``cp`` and ``mkdir``
+would: ``FILE_MODE`` and ``DIRECTORY_MODE`` less the umask), so that a report served from a
+web folder or shared with the group can be read. What only the run needs (a run's work
+folder, with its copy of the transcript, and the response cache) is created private
+(``PRIVATE_FILE_MODE``, ``PRIVATE_DIRECTORY_MODE``: owner only, whatever the umask).
 """
 
 from __future__ import annotations
@@ -25,10 +29,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import signal
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +41,11 @@ from typing import IO
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError
 
-FILE_MODE = 0o600
-DIRECTORY_MODE = 0o700
+FILE_MODE = 0o666  # less the umask, as open(2) applies it
+DIRECTORY_MODE = 0o777  # less the umask, as mkdir(2) applies it
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIRECTORY_MODE = 0o700
+_SIBLING_TRIES = 100
 WRITE_BUFFER = 1 << 20
 # The longest file name most file systems allow, in bytes.
 NAME_MAX = 255
@@ -97,25 +104,46 @@ def _durable(descriptor: int) -> Iterator[IO[bytes]]:
         os.fsync(out.fileno())
 
 
+def temporary_sibling(
+    directory: Path, prefix: str, suffix: str, *, folder: bool = False, private: bool = False
+) -> tuple[int, Path]:
+    """Create a new file (an open descriptor) or, with ``folder``, a new folder (``-1``)
+    under a unique name in ``directory``: ``tempfile.mkstemp``'s and ``mkdtemp``'s work, but
+    with the mode a published file or folder gets (the umask's), or the owner's alone
+    when ``private``."""
+    for _ in range(_SIBLING_TRIES):
+        path = directory / f"{prefix}{secrets.token_hex(4)}{suffix}"
+        try:
+            if folder:
+                os.mkdir(path, PRIVATE_DIRECTORY_MODE if private else DIRECTORY_MODE)
+                return -1, path
+            flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+            return os.open(path, flags, PRIVATE_FILE_MODE if private else FILE_MODE), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no unused temporary name in {directory}")
+
+
 @contextlib.contextmanager
-def new_file(path: Path) -> Iterator[IO[bytes]]:
+def new_file(path: Path, *, private: bool = False) -> Iterator[IO[bytes]]:
     """A file that must not exist yet (in a folder only this run writes), flushed to
     disk when the block ends."""
-    with _durable(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)) as out:
+    mode = PRIVATE_FILE_MODE if private else FILE_MODE
+    with _durable(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)) as out:
         yield out
 
 
 @contextlib.contextmanager
-def atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """Yield a buffered binary file; on success it replaces ``path`` atomically."""
+def atomic_file(path: Path, *, private: bool = False) -> Iterator[IO[bytes]]:
+    """Yield a buffered binary file; on success it replaces ``path`` atomically. It gets
+    the umask's permissions, or the owner's alone when ``private``."""
     directory = path.parent
     temporary: Path | None = None
     try:
         with signals_held():
-            descriptor, name = tempfile.mkstemp(
-                prefix=sibling_prefix(path.name), suffix=".partial", dir=directory
+            descriptor, temporary = temporary_sibling(
+                directory, sibling_prefix(path.name), ".partial", private=private
             )
-            temporary = Path(name)
         with _durable(descriptor) as out:
             yield out
         os.replace(temporary, path)
