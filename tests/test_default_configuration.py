@@ -162,6 +162,7 @@ def test_init_writes_a_configuration_and_a_glossary_and_never_replaces_them(
     assert yaml.safe_load((tmp_path / "campaign" / "glossary.yaml").read_text()) == {
         "party": [],
         "names": {},
+        "spells": {},
     }
     (tmp_path / "campaign" / "glossary.yaml").write_text("party: []\nnames: {}\n# mine\n")
     again = invoke(["init", "campaign"], cwd=tmp_path)

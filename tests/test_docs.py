@@ -344,7 +344,10 @@ def evidence(options: str) -> str:
 
 
 CONFIGURATION_ERRORS = {
-    "pipeline: [\n": "configuration is not valid YAML at line 2, column 1",
+    "pipeline: [\n": (
+        "configuration is not valid YAML at line 2, column 1: expected the node content, but "
+        "found '<stream end>' (while parsing a flow node that starts at line 2, column 1)"
+    ),
     LANES + "pipeline: {}\n": "configuration line 5: duplicate key pipeline",
     "[" * 40 + "]" * 40 + "\n": "configuration line 1: nested more than 32 levels deep",
     "- 1\n": "$ must be a mapping",

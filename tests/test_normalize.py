@@ -350,7 +350,7 @@ def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path:
         ("names: [a]\n", "glossary GLOSSARY: $.names must be a mapping of names to alias lists"),
         (
             "names: {Vex: [Grog], Grog: []}\n",
-            "glossary GLOSSARY: $.names (entry 2): a name or alias is also listed in entry 1 (hint: names and aliases are compared by their name key (case, apostrophe forms and spacing ignored))",
+            "glossary GLOSSARY: $.names (entry 2): its name is also listed in entry 1 (as its alias 1) (hint: names and aliases are compared by their name key (case, apostrophe forms and spacing ignored))",
         ),
         (
             "names: {Vex: [3]}\n",

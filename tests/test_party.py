@@ -122,6 +122,6 @@ def test_normalize_without_the_roster_lane_fails_on_a_malformed_party(tmp_path: 
             api.load_config(case.config), case.source, folder, tmp_path / "out", glossary=glossary
         )
     assert raised.value.one_line() == (
-        "glossary: $.party[0] must be a mapping with player and character"
+        f"glossary {glossary}: $.party[0] must be a mapping with player and character"
     )
     assert not (tmp_path / "out").exists()

@@ -35,7 +35,8 @@ def test_a_mistyped_glossary_is_a_usage_error_before_any_stage(tmp_path: Path) -
     assert (run.status, run.stderr) == (
         2,
         "streamer: error: glossary glosary.yaml does not exist or is not a file (hint: check "
-        "pipeline.normalization.glossary in streamer.yaml (relative to its folder))\n",
+        "--glossary or pipeline.normalization.glossary in streamer.yaml (relative to its "
+        "folder))\n",
     )
     assert sorted(os.listdir(tmp_path)) == ["bridge.txt", "glossary.yaml", "streamer.yaml"]
 

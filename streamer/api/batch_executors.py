@@ -42,6 +42,7 @@ class SessionJob:
     options: ImportOptions = field(default_factory=ImportOptions)
     model_url: str | None = None
     model: str | None = None
+    glossary: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ def run_session(job: SessionJob) -> SessionOutcome:
             import_options=job.options,
             model_url=job.model_url,
             model=job.model,
+            glossary=job.glossary,
         )
         receipt: dict[str, Any] | None = result.receipt()
         status = result.exit_status

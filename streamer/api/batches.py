@@ -176,9 +176,11 @@ def batch(
     progress: Callable[[BatchProgress], None] | None = None,
     model_url: str | None = None,
     model: str | None = None,
+    glossary: str | os.PathLike[str] | None = None,
 ) -> BatchResult:
     """Run every session of ``manifest`` into ``output_dir``, on ``workers`` local
-    processes (default: the CPU count) or on the Dask scheduler at ``scheduler``.
+    processes (default: the CPU count) or on the Dask scheduler at ``scheduler``;
+    ``glossary`` (``--glossary``) in place of the configuration's.
 
     The configuration, the lanes and the whole manifest are checked before any session
     runs (``ConfigurationError``, exit status 2). A session that fails is recorded in
@@ -188,7 +190,7 @@ def batch(
         raise ConfigurationError("give either --workers or --scheduler, not both")
     if workers is not None and workers < 1:
         raise ConfigurationError("--workers must be at least 1")
-    effective, run_lanes = checked_configuration(config_path, lanes, model_url, model)
+    effective, run_lanes = checked_configuration(config_path, lanes, model_url, model, glossary)
     config = effective.config
     selected = tuple(run_lanes) if lanes else ()
     sessions = read_manifest(manifest)
@@ -222,6 +224,7 @@ class _SessionConfig:
     model_url: str | None
     model: str | None
     digest: str
+    glossary: str | None = None  # --glossary (absolute), given to every session
 
     @classmethod
     def of(
@@ -232,18 +235,22 @@ class _SessionConfig:
         model_url: str | None,
         model: str | None,
     ) -> _SessionConfig:
+        glossary_digest = None if glossary is None else tree_digest(glossary)
+        given = None if glossary is None else os.fspath(glossary.absolute())
         if config_path is not None:
-            glossary_digest = None if glossary is None else tree_digest(glossary)
             digest = value_digest([file_digest(Path(config_path)), glossary_digest])
-            return cls(os.fspath(Path(config_path).absolute()), None, None, digest)
+            return cls(os.fspath(Path(config_path).absolute()), None, None, digest, given)
         # the default configuration as streamer config --show renders it (its server and
         # model, never a key), resolved here so that every worker runs the same one
         server = model_server(model_url, model)
+        # a run without a glossary keeps the digest it always had
+        default = ["default", text] if glossary is None else ["default", text, glossary_digest]
         return cls(
             None,
             None if server is None else server.base_url,
             None if server is None else server.model,
-            value_digest(["default", text]),
+            value_digest(default),
+            given,
         )
 
 
@@ -289,6 +296,7 @@ def _batch(
                 session.options,
                 session_config.model_url,
                 session_config.model,
+                session_config.glossary,
             )
         )
     by_row = {session.row: session for session in sessions}

@@ -102,24 +102,49 @@ def effective_config(
     return EffectiveConfig(config, path, render(config, title=title))
 
 
+def with_glossary(
+    effective: EffectiveConfig, glossary: str | os.PathLike[str] | None
+) -> EffectiveConfig:
+    """``effective`` with ``glossary`` (``--glossary``) in place of the configuration's
+    ``pipeline.normalization.glossary``; unchanged when ``None``."""
+    if glossary is None:
+        return effective
+    config = effective.config
+    normalization = dataclasses.replace(config.normalization, glossary=Path(glossary))
+    return EffectiveConfig(
+        dataclasses.replace(config, normalization=normalization), effective.path, effective.text
+    )
+
+
 CONFIG_FILE = "streamer.yaml"
 GLOSSARY_FILE = "glossary.yaml"
 GLOSSARY_TEMPLATE = """\
 # The glossary: your group's own reference, given in streamer.yaml as
-# pipeline.normalization.glossary (or with --glossary). It establishes no fact in the
-# transcript: it spells names as you want them, and gives the party roster.
+# pipeline.normalization.glossary, or with --glossary (streamer run session.vtt
+# --output out/session --glossary glossary.yaml). It establishes no fact in the
+# transcript: it spells names as you want them, and gives the party roster. streamer
+# reads and checks it whole before a run starts.
 #
-# party: the players and their characters (the party-roster lane publishes it; the
-# rules read it to tell who casts: a player's line is their character's).
+# party: the players and their characters, one entry a player (the speaker label as the
+# transcript writes it). The rules read it to tell who acts: a player's line is their
+# character's (without it, a first-person cast's caster is the speaker's label); the
+# party-roster lane publishes it; names here are never NPCs.
 party: []
 #  - {player: LAURA, character: "Vex'ahlia"}
 #  - {player: LIAM, character: "Vax'ildan"}
 #
 # names: a canonical name and the ways the transcript writes it; every name-valued
-# member (an NPC's name, a caster, an item) is written the canonical way.
+# member (an NPC's or a place's name, a caster, a holder) is written the canonical way,
+# and the NPC rules look for these names first.
 names: {}
 #  "Vex'ahlia": [Vex, Vexahlia]
 #  Brenna: [the barkeep]
+#
+# spells: your group's names of SRD spells (a house name, a common misspelling), each
+# read as the spell it names by the rules and by normalization.
+spells: {}
+#  Tiny Hut: [hut, the dome]
+#  Fire Bolt: [firebolt]
 """
 INIT_TITLE = (
     "streamer.yaml, written by streamer init: the default configuration, the glossary\n"

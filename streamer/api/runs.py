@@ -31,9 +31,10 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from streamer.api import stages
 from streamer.api.bundles import BundleResult
-from streamer.api.config import EffectiveConfig, effective_config
+from streamer.api.config import EffectiveConfig, effective_config, with_glossary
 from streamer.api.extraction import LaneFailure, check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
+from streamer.api.normalization import glossary_of
 from streamer.api.run_failure import WORK_SUFFIX, after_failure, with_note, work_output
 from streamer.api.run_options import Progress
 from streamer.api.run_publication import Digests, publish_bundle, publish_report
@@ -59,6 +60,7 @@ from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.importers.detection import detect_format
 from streamer.importers.formats import FORMATS, ImportOptions, check_options
+from streamer.normalization.glossary import party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.output.bundle_publication import check_destination, publisher_lock
 from streamer.output.parent_folders import parents_made
@@ -183,10 +185,12 @@ def checked_configuration(
     lanes: Sequence[str] | None,
     model_url: str | None,
     model: str | None,
+    glossary: str | os.PathLike[str] | None = None,
 ) -> tuple[EffectiveConfig, tuple[str, ...]]:
     """The configuration of a run (or of each session of a batch) and its lanes, with the
-    usage errors of its extraction and its glossary raised before any stage runs."""
-    effective = effective_config(config_path, model_url, model)
+    usage errors of its extraction and its glossary raised before any stage runs.
+    ``glossary`` (``--glossary``) replaces the configuration's."""
+    effective = with_glossary(effective_config(config_path, model_url, model), glossary)
     run_lanes = effective_lanes(effective.config, lanes)
     extracted = extracted_lanes(effective.config, run_lanes)
     if extracted:
@@ -196,15 +200,20 @@ def checked_configuration(
 
 
 def check_glossary(config: Configuration) -> None:
-    """The configured glossary is a file: a mistyped path is a usage error before any
-    stage runs (it would fail the run after the import, with a copy of the transcript)."""
+    """The configured glossary is read and checked whole (its YAML, its names, its party)
+    before any stage runs: a mistake in it would fail the run after the import, with a
+    copy of the transcript."""
     glossary = config.normalization.glossary
-    if glossary is not None and not glossary.is_file():
+    if glossary is None:
+        return
+    if not glossary.is_file():
         where = "" if config.path is None else f" in {shown_path(config.path)}"
         raise ConfigurationError(
             f"glossary {shown_path(glossary)} does not exist or is not a file",
-            hint=f"check pipeline.normalization.glossary{where} (relative to its folder)",
+            hint=f"check --glossary or pipeline.normalization.glossary{where} (relative to "
+            "its folder)",
         )
+    party_of(glossary_of(config, None))
 
 
 def _owned(path: Path, work: WorkFolder, stage: str, name: str) -> bool:
@@ -326,18 +335,20 @@ def run(
     model: str | None = None,
     import_options: ImportOptions | None = None,
     clean: bool = False,
+    glossary: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Run every stage of ``streamer.api.stages`` for ``transcript`` and publish the bundle
     folder ``output`` and its report ``output.html``.
 
     ``config_path`` ``None``: the default configuration (``model_url`` and ``model`` name
-    its model server); ``format_name`` ``None``: found from the transcript.
+    its model server); ``format_name`` ``None``: found from the transcript; ``glossary``:
+    the glossary file, in place of the configuration's.
     Usage errors (the configuration, ``lanes``, the format, the import options, the
     destinations) come before any stage runs. A failed or interrupted run publishes nothing;
     it keeps the work folder ``output.work`` only when a stage completed (the rerun starts
     at the first stage that did not), unless ``clean``.
     """
-    effective, run_lanes = checked_configuration(config_path, lanes, model_url, model)
+    effective, run_lanes = checked_configuration(config_path, lanes, model_url, model, glossary)
     config = effective.config
     options = import_options or ImportOptions()
     path, format_name = _check_transcript(transcript, format_name, options)
@@ -392,6 +403,4 @@ def _run_plan(
             plan.index.close()
     if clean:
         shutil.rmtree(work.root, ignore_errors=True)
-    return RunResult(
-        plan.document_id, plan.semantic_digest, destination, report, outcomes, bundled
-    )
+    return RunResult(plan.document_id, plan.semantic_digest, destination, report, outcomes, bundled)

@@ -52,6 +52,7 @@ def batch_command(
         "--scheduler",
         help="A running Dask distributed scheduler (tcp://HOST:PORT) instead of local workers.",
     ),
+    glossary: Path | None = options.GLOSSARY,
     lane: list[str] = options.LANE,
     model_url: str | None = options.MODEL_URL,
     model: str | None = options.MODEL,
@@ -75,5 +76,6 @@ def batch_command(
             progress=progress,
             model_url=model_url,
             model=model,
+            glossary=glossary,
         )
     print_receipt_and_failures(result)

@@ -36,6 +36,14 @@ MODEL: str | None = typer.Option(
     help="Without --config: the model's name on that server; default: $OPENAI_MODEL.",
     show_default=False,
 )
+GLOSSARY: Path | None = typer.Option(
+    None,
+    "--glossary",
+    help="The glossary (streamer init writes one): the party (who plays whom), the names "
+    "and spells as your group writes them; replaces the configuration's "
+    "pipeline.normalization.glossary.",
+    show_default=False,
+)
 QUIET: bool = typer.Option(
     False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
 )

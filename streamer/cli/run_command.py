@@ -55,6 +55,7 @@ def run_command(
     document_id: str | None = typer.Option(
         None, "--document-id", help="The document ID; default: the transcript's file name stem."
     ),
+    glossary: Path | None = options.GLOSSARY,
     lane: list[str] = options.LANE,
     unit: str | None = UNIT,
     speaker_prefix: bool = SPEAKER_PREFIX,
@@ -96,5 +97,6 @@ def run_command(
                 speaker_carry=speaker_carry,
             ),
             clean=clean,
+            glossary=glossary,
         )
     print_receipt_and_failures(result)

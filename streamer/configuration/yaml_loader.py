@@ -4,6 +4,7 @@ would fail with ``RecursionError``, and a configuration is a few levels deep).""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -43,12 +44,46 @@ def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
+# A quoted part of a parser's message kept as it is: a token's kind ('<scalar>') or a
+# character or two ('\t', ','); anything longer may be the file's content (an anchor's
+# name), which a message never repeats.
+_KEPT_QUOTE = re.compile(r"'(?:<[a-z ]+>|[^']{1,4})'")
+_QUOTE = re.compile(r"\s*'[^']*'|\s*\"[^\"]*\"")
+
+
+def _safe(problem: str) -> str:
+    """A YAML parser's problem or context, without what it quotes of the file."""
+    kept: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group())
+        return f"\0{len(kept) - 1}\0"
+
+    text = _QUOTE.sub("", _KEPT_QUOTE.sub(keep, problem))
+    return re.sub(r"\0(\d+)\0", lambda match: kept[int(match.group(1))], text).strip()
+
+
+def _at(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def _cause(error: yaml.MarkedYAMLError) -> str:
+    """What the parser found wrong, and what it was reading when it did (where that
+    began: an unclosed quote is found at the end of the file, begun lines before)."""
+    cause = f": {_safe(error.problem)}" if error.problem else ""
+    if error.context and error.context_mark is not None:
+        cause += f" ({_safe(error.context)} that starts at {_at(error.context_mark)})"
+    elif error.context:
+        cause += f" ({_safe(error.context)})"
+    return cause
+
+
 def load_yaml(text: str) -> Any:
     try:
         return yaml.load(text, Loader=_StrictLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigurationError(f"configuration is not valid YAML{where}") from None
+        where = f" at {_at(mark)}" if mark else ""
+        raise ConfigurationError(f"configuration is not valid YAML{where}{_cause(error)}") from None
     except yaml.YAMLError:
         raise ConfigurationError("configuration is not valid YAML") from None

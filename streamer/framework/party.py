@@ -56,6 +56,7 @@ class Party(Mapping[str, str]):
         """The party of ``{player, character}`` records; ``where`` is the list's JSON path
         as a message names it (``glossary: $.party``); a malformed entry raises ``error``."""
         pairs: list[tuple[str, str]] = []
+        first: dict[str, int] = {}  # a player's name key -> the entry that lists them
         for index, entry in enumerate(records):
             if not (
                 isinstance(entry, dict)
@@ -63,6 +64,13 @@ class Party(Mapping[str, str]):
                 and isinstance(entry.get("character"), str)
             ):
                 raise error(f"{where}[{index}] must be a mapping with player and character")
+            seen = first.setdefault(name_key(entry["player"]), index)
+            if seen != index:
+                path = where.rsplit(": ", 1)[-1]  # the JSON path, without the file
+                raise error(
+                    f"{where}[{index}]: its player is also listed in {path}[{seen}]",
+                    hint="a player plays one character in a session; compared by name key",
+                )
             pairs.append((entry["player"], entry["character"]))
         return cls(pairs)
 

@@ -50,6 +50,7 @@ class Glossary:
     names: Names = field(default_factory=Names)
     sections: dict[str, list[Any]] = field(default_factory=dict)
     aliases: dict[str, Names] = field(default_factory=dict)
+    where: str = "glossary"  # how messages name it: ``glossary PATH``
 
 
 def load_glossary(
@@ -81,7 +82,7 @@ def parse_glossary(
     data: Any, sections: Collection[str], where: str, alias_sections: Collection[str] = ()
 ) -> Glossary:
     if data is None:
-        return Glossary()
+        return Glossary(where=where)
     if not isinstance(data, dict):
         raise ConfigurationError(f"{where}: $ must be a mapping")
     accepted = sorted({NAMES, *sections, *alias_sections})
@@ -101,7 +102,7 @@ def parse_glossary(
     aliases = {
         name: _names(data[name], where, name) for name in sorted(alias_sections) if name in data
     }
-    return Glossary(_names(data.get(NAMES), where), found, aliases)
+    return Glossary(_names(data.get(NAMES), where), found, aliases, where)
 
 
 def _names(value: Any, where: str, member: str = NAMES) -> Names:
@@ -110,7 +111,7 @@ def _names(value: Any, where: str, member: str = NAMES) -> Names:
     if not isinstance(value, dict):
         raise ConfigurationError(f"{where}: $.{member} must be a mapping of names to alias lists")
     canonical: dict[str, str] = {}
-    entry_of: dict[str, int] = {}
+    entry_of: dict[str, tuple[int, int]] = {}  # name key -> (entry, position) first seen
     for index, (name, aliases) in enumerate(value.items()):
         path = f"$.{member} (entry {index + 1})"
         if not isinstance(name, str) or not name.strip():
@@ -126,16 +127,23 @@ def _names(value: Any, where: str, member: str = NAMES) -> Names:
                 )
             key = name_key(alias)
             if canonical.setdefault(key, name) != name:
+                entry, first = entry_of[key]
                 raise ConfigurationError(
-                    f"{where}: {path}: a name or alias is also listed in entry {entry_of[key] + 1}",
+                    f"{where}: {path}: {_which(position)} is also listed in entry {entry + 1} "
+                    f"(as {_which(first)})",
                     hint="names and aliases are compared by their name key "
                     "(case, apostrophe forms and spacing ignored)",
                 )
-            entry_of.setdefault(key, index)
+            entry_of.setdefault(key, (index, position))
     return Names(canonical)
 
 
+def _which(position: int) -> str:
+    """An entry's name (position 0) or its alias (1, 2, ...), as a message names it."""
+    return "its name" if position == 0 else f"its alias {position}"
+
+
 def party_of(terms: Glossary) -> Party:
-    """The glossary's ``party`` (empty without one); a malformed entry is a configuration
-    error (``Party.of_records``)."""
-    return Party.of_records(terms.sections.get(PARTY, []), f"glossary: $.{PARTY}")
+    """The glossary's ``party`` (empty without one); a malformed entry, or a player listed
+    twice, is a configuration error naming the file (``Party.of_records``)."""
+    return Party.of_records(terms.sections.get(PARTY, []), f"{terms.where}: $.{PARTY}")
