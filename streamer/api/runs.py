@@ -31,7 +31,12 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from streamer.api import stages
 from streamer.api.bundles import BundleResult
-from streamer.api.config import EffectiveConfig, effective_config, with_glossary
+from streamer.api.config import (
+    EffectiveConfig,
+    default_registry,
+    effective_config,
+    with_glossary,
+)
 from streamer.api.extraction import LaneFailure, check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
 from streamer.api.normalization import glossary_of
@@ -113,6 +118,10 @@ class RunResult:
     report: Path
     stages: tuple[StageOutcome[Any], ...]
     bundled: BundleResult
+    # the default lanes of the extracted kinds the configuration did not run (never in the
+    # receipt: the terminal summary says them), and whether it names a model server
+    not_run: tuple[str, ...] = ()
+    model_server: bool = False
 
     @property
     def normalized_lanes(self) -> int:
@@ -403,4 +412,20 @@ def _run_plan(
             plan.index.close()
     if clean:
         shutil.rmtree(work.root, ignore_errors=True)
-    return RunResult(plan.document_id, plan.semantic_digest, destination, report, outcomes, bundled)
+    config = plan.config
+    configured = {config.lane(lane_id).kind.name for lane_id in plan.lanes}
+    not_run = tuple(
+        kind.default_lane
+        for kind in default_registry()
+        if kind.extraction is not None and kind.name not in configured
+    )
+    return RunResult(
+        plan.document_id,
+        plan.semantic_digest,
+        destination,
+        report,
+        outcomes,
+        bundled,
+        not_run,
+        config.extraction.base_url is not None,
+    )

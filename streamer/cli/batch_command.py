@@ -11,7 +11,8 @@ from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import StatusLine, on_terminal
-from streamer.cli.receipts import print_receipt_and_failures
+from streamer.cli.receipts import print_result
+from streamer.cli.summary import batch_summary
 
 if TYPE_CHECKING:
     from streamer.api.batches import BatchProgress
@@ -56,11 +57,12 @@ def batch_command(
     lane: list[str] = options.LANE,
     model_url: str | None = options.MODEL_URL,
     model: str | None = options.MODEL,
+    as_json: bool = options.JSON,
     quiet: bool = options.QUIET,
 ) -> None:
     """Run every session of MANIFEST as 'streamer run' does, in parallel; one summary line
-    per session in DIR/batch.jsonl, one JSON receipt line on stdout; exit status 4 when
-    a session failed.
+    per session in DIR/batch.jsonl; a short summary on a terminal, else (or with --json)
+    one JSON receipt line on stdout; exit status 4 when a session failed.
 
     Without --config every session runs with streamer run's built-in configuration: the
     built-in rules with no model; with a model server (--model-url and --model, or
@@ -78,4 +80,4 @@ def batch_command(
             model=model,
             glossary=glossary,
         )
-    print_receipt_and_failures(result)
+    print_result(result, lambda: batch_summary(result, str(output_dir)), as_json=as_json)

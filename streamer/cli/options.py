@@ -44,6 +44,12 @@ GLOSSARY: Path | None = typer.Option(
     "pipeline.normalization.glossary.",
     show_default=False,
 )
+JSON: bool = typer.Option(
+    False,
+    "--json",
+    help="Print the JSON receipt even on a terminal (where a short summary is printed "
+    "instead); elsewhere it is always the receipt.",
+)
 QUIET: bool = typer.Option(
     False, "--quiet", help="No progress line on stderr (it is shown only on a terminal)."
 )

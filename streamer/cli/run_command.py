@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import typer
@@ -17,7 +18,8 @@ from streamer.cli.import_command import (
     UNIT,
 )
 from streamer.cli.progress import showing_run_progress
-from streamer.cli.receipts import print_receipt_and_failures
+from streamer.cli.receipts import print_result
+from streamer.cli.summary import run_summary
 from streamer.importers.formats import ImportOptions
 
 
@@ -70,14 +72,17 @@ def run_command(
         help="Remove the work folder DIR.work when the run ends (it holds a copy of the "
         "transcript, kept to resume and to skip unchanged stages).",
     ),
+    as_json: bool = options.JSON,
     quiet: bool = options.QUIET,
 ) -> None:
     """Import, extract, normalize, bundle and report one transcript, resuming from the
-    work folder; prints one JSON receipt line.
+    work folder; ends with a short summary on a terminal, else (or with --json) one JSON
+    receipt line.
 
     Without --config it uses the built-in configuration: the built-in rules (spell casts)
     with no model; with a model server (--model-url and --model, or OPENAI_BASE_URL and
     OPENAI_MODEL; OPENAI_API_KEY is sent when set) every kind's lane."""
+    start = time.monotonic()
     with showing_run_progress(quiet) as progress:
         result = api.run(
             config,
@@ -99,4 +104,5 @@ def run_command(
             clean=clean,
             glossary=glossary,
         )
-    print_receipt_and_failures(result)
+    seconds = time.monotonic() - start
+    print_result(result, lambda: run_summary(result, seconds), as_json=as_json)
