@@ -275,11 +275,15 @@ def test_retries_exhausted_fail_the_lane_and_write_no_file(tmp_path: Path) -> No
     assert not (tmp_path / "out" / "spells.jsonl").exists()
 
 
+NOT_FOUND_HINT = (
+    "check the model's name (--model, pipeline.extraction.model: is it installed? ollama list "
+    "shows them) and the URL (it ends in /v1)"
+)
+
+
 @pytest.mark.parametrize(
     ("status", "hint"),
     [
-        (401, "the server refused the key: check the variable named by api_key_env"),
-        (404, "check pipeline.extraction.base_url and model (is the model installed?)"),
         (400, "the server may not take this request: try structured_output: auto"),
         (409, None),
     ],
@@ -297,6 +301,34 @@ def test_other_client_errors_fail_at_once(tmp_path: Path, status: int, hint: str
     if hint:
         failure["hint"] = hint
     assert lane(result)["failures"] == [failure]
+    assert lane(result)["retries"] == 0
+
+
+@pytest.mark.parametrize(
+    ("status", "mode", "hint"),
+    [
+        (401, "none", "the server refused the key: check the variable named by api_key_env"),
+        (403, "auto", "the server refused the key: check the variable named by api_key_env"),
+        (404, "auto", NOT_FOUND_HINT),  # an unknown model: never tried in another mode
+        (404, "none", NOT_FOUND_HINT),
+    ],
+)
+def test_a_refused_key_or_model_fails_every_lane_at_once_once(
+    tmp_path: Path, status: int, mode: str, hint: str
+) -> None:
+    """What every request would be answered ends the run's asking after one request."""
+    with fake_server(always(Reply(status=status, content="the prompt, echoed"))) as server:
+        config = write_config(tmp_path, server.base_url, max_units=26, structured_output=mode)
+        result = extract(config, tmp_path / "out")
+        base_url = server.base_url
+    assert len(server.requests) == 1
+    assert lane(result)["failures"] == [
+        {
+            "chunk_id": "chunk-000001",
+            "reason": f"the model server {base_url} refused the request (HTTP {status})",
+            "hint": hint,
+        }
+    ]
     assert lane(result)["retries"] == 0
 
 

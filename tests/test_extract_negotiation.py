@@ -68,7 +68,7 @@ def test_auto_finds_the_first_mode_the_server_takes_once_for_the_run(
         assert len(server.requests) == 6 * CHUNKS
 
 
-@pytest.mark.parametrize("status", [400, 404, 415, 422])
+@pytest.mark.parametrize("status", [400, 415, 422])  # a 404: the model or URL (test_extract)
 def test_auto_goes_down_on_a_client_error_to_the_first_request(tmp_path: Path, status: int) -> None:
     with fake_server(refusing("json_schema", "json_object_schema", status=status)) as server:
         config = write_config(tmp_path, server.base_url, max_units=26)

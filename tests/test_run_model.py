@@ -101,10 +101,11 @@ def test_a_lane_that_failed_is_asked_again_only_for_its_missing_chunks(
         assert first.exit_status == 4
         assert first.receipt()["status"] == "incomplete"
         (line,) = first.failures
-        assert line.startswith("lane npcs failed in extract (")
-        assert line.endswith(
-            "; the bundle was published without it (hint: run again: only what is missing "
-            "is redone)"
+        assert line == (
+            "lane npcs failed in extract (chunk-000002: the server refused the request (HTTP "
+            "400)); the bundle was published without it (hint: the server may not take this "
+            "request: try structured_output: auto; then run again: only what is missing is "
+            "redone)"
         )
         assert first.receipt()["files"] == ["chunk-map.json", "evidence-context.json", "index.json"]
         asked = len(server.requests)

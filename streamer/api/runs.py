@@ -137,13 +137,17 @@ class RunResult:
         """One content-safe line per lane that failed in a stage (extraction: a chunk that
         could not be answered). Such a lane is absent from the published bundle, the stage
         kept no record, and the rerun tries it again; ``streamer run`` exits 4."""
-        return tuple(
-            f"lane {failed.lane_id} failed in {outcome.stage} ({failed.chunk_id}: "
-            f"{failed.reason}); the bundle was published without it (hint: run again: only "
-            "what is missing is redone)"
-            for outcome in self.stages
-            for failed in outcome.failures
-        )
+        lines = []
+        for (stage, chunk_id, reason, hint), lanes in _alike(self.stages).items():
+            what = f"lane {lanes[0]}" if len(lanes) == 1 else "lanes " + ", ".join(lanes)
+            remedy = "run again: only what is missing is redone"
+            lines.append(
+                f"{what} failed in {stage} ({chunk_id}: {reason}); the bundle was published "
+                f"without {'it' if len(lanes) == 1 else 'them'} (hint: "
+                + (remedy if hint is None else f"{hint}; then {remedy}")
+                + ")"
+            )
+        return tuple(lines)
 
     @property
     def exit_status(self) -> ExitStatus:
@@ -161,6 +165,19 @@ class RunResult:
             "report": self.report.name,
             "stages": [outcome.receipt() for outcome in self.stages],
         }
+
+
+def _alike(
+    stages: Sequence[StageOutcome[Any]],
+) -> dict[tuple[str, str, str, str | None], list[str]]:
+    """The failed lanes, those failed alike (the same stage, chunk, reason and hint: a
+    model server that cannot be reached fails every model lane at once) together."""
+    alike: dict[tuple[str, str, str, str | None], list[str]] = {}
+    for outcome in stages:
+        for failed in outcome.failures:
+            key = (outcome.stage, failed.chunk_id, failed.reason, failed.hint)
+            alike.setdefault(key, []).append(failed.lane_id)
+    return alike
 
 
 def _check_transcript(
@@ -308,6 +325,7 @@ def _run_stages(
         if staged is not None:
             staged.stage(stage.name, number, len(stages.STAGES))
         outcome = _run_stage(stage, plan, known)
+        plan.failed.update(failed.lane_id for failed in outcome.failures)
         if isinstance(outcome.result, ImportResult):
             plan.accept(outcome.result)
         elif isinstance(outcome.result, BundleResult):

@@ -64,6 +64,8 @@ class RunPlan:
     """``(lane_id, chunks done, chunks)`` as extraction answers (a model lane's chunks)."""
     import_options: ImportOptions = field(default_factory=ImportOptions)
     config_text: str = ""
+    failed: set[str] = field(default_factory=set)
+    """The lanes that failed in an earlier stage of this run (each said once, as a failure)."""
     _config_digest: str | None = field(default=None, repr=False)
     accepted: DocumentIdentity | None = None
     """The identity of ``source.jsonl`` as the import stage accepted it (``accept``)."""
@@ -236,6 +238,24 @@ def _extract_failures(result: ExtractResult) -> tuple[LaneFailure, ...]:
 # -- normalize ------------------------------------------------------------------------------
 
 
+def _unless_failed(plan: RunPlan) -> Warn:
+    """``plan.warn`` without the lanes that already failed: a warning listing lanes
+    (``...: a, b``) that a later stage finds without output says only the others, or
+    nothing when they all failed (their failure line says it)."""
+
+    def warn(message: str) -> None:
+        head, _, listed = message.rpartition(": ")
+        lanes = listed.split(", ")
+        if not head or not plan.failed.intersection(lanes):
+            plan.warn(message)
+            return
+        left = [lane for lane in lanes if lane not in plan.failed]
+        if left:
+            plan.warn(f"{head}: {', '.join(left)}")
+
+    return warn
+
+
 def _normalize_inputs(plan: RunPlan) -> Mapping[str, Path]:
     return {"source": plan.path(SOURCE), "candidates": plan.path(CANDIDATES), **_glossary(plan)}
 
@@ -248,7 +268,7 @@ def _normalize(plan: RunPlan) -> NormalizeResult:
         plan.path(LANES),
         lanes=list(plan.lanes),
         force=True,
-        warn=plan.warn,
+        warn=_unless_failed(plan),
     )
 
 
@@ -272,7 +292,7 @@ def _bundle(plan: RunPlan) -> BundleResult:
         plan.path(BUNDLE),
         lanes=list(plan.lanes),
         force=True,
-        warn=plan.warn,
+        warn=_unless_failed(plan),
         progress=plan.progress,
     )
 

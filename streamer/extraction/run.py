@@ -37,7 +37,13 @@ from streamer.extraction.requests import (
 )
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.signals import run_until_signal
-from streamer.extraction.transport import ChatTransport, Completion, FormatRefused, RequestFailed
+from streamer.extraction.transport import (
+    ChatTransport,
+    Completion,
+    FormatRefused,
+    RequestFailed,
+    ServerFailed,
+)
 from streamer.framework.errors.types import StreamerError
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
 from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContext
@@ -233,7 +239,11 @@ class ModelAsker:
                 failure = {"chunk_id": chunk.chunk_id, "reason": reason}
                 if isinstance(error, RequestFailed) and error.hint:
                     failure["hint"] = error.hint
-                lane.stats.failures.append(failure)
+                # what every request would meet fails every lane now: nothing more is asked
+                failing = self._lanes if isinstance(error, ServerFailed) else [lane]
+                for each in failing:
+                    if not each.failed:
+                        each.stats.failures.append(failure)
                 continue
             self._cache.write(lane.lane_id, lane.key(chunk, mode), records)
             lane.modes[chunk.chunk_id] = mode

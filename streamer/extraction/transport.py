@@ -14,10 +14,16 @@ with jitter) are both well kept and small, and pinned in ``pyproject.toml``.
 
 A refused request format is told apart from an overloaded server: when ``complete`` is
 asked to ``probe`` (a lane's first request in a structured-output mode, before the server
-accepted one), a 400, 404, 415 or 422 to the first attempt, or a 500 (without
+accepted one), a 400, 415 or 422 to the first attempt, or a 500 (without
 ``Retry-After``) answered again at once to the same request, raises ``FormatRefused``
 rather than being retried with backoff (llama-cpp-python answers a ``response_format``
 it cannot take with HTTP 500).
+
+What no other request would change fails at once, once, as ``ServerFailed``: a connection
+refused or a host unknown before the server ever answered (a wrong port or host; after
+it has answered, a dropped connection is retried as a restart would need), and a 401,
+403 or 404 before it accepted any request (the key, the model's name, the URL's path):
+the run then asks nothing more. Later, they fail the lane that met them, as before.
 
 At most ``concurrency`` requests are in flight at once (a semaphore held only while a
 request is on the wire, not while it waits to be retried); ``requests_per_minute`` spaces
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -45,7 +52,9 @@ BACKOFF_INITIAL_S = 1.0
 BACKOFF_MAX_S = 60.0
 RETRY_AFTER_MAX_S = 600.0
 RETRIED_STATUSES = frozenset({408, 429})
-REFUSED_FORMAT_STATUSES = frozenset({400, 404, 415, 422})
+REFUSED_FORMAT_STATUSES = frozenset({400, 415, 422})
+# What every request of the run would be answered: the key refused, no such model or path.
+RUN_REFUSED_STATUSES = frozenset({401, 403, 404})
 ERROR_BODY_MAX = 65_536  # an error body read for its ``error.code`` only, never shown
 CONTEXT_CODE = "context_length_exceeded"
 
@@ -70,6 +79,13 @@ class RequestFailed(Exception):
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
+
+
+class ServerFailed(RequestFailed):
+    """A failure every request of the run would meet, so the run asks nothing more: the
+    server cannot be reached (before it ever answered: a refused connection, an unknown
+    host), or it refused the model or the key (HTTP 401, 403, 404). ``reason`` names the
+    server's URL (configuration, never content)."""
 
 
 class FormatRefused(Exception):
@@ -184,14 +200,24 @@ def _refusal_hint(status: int) -> str | None:
     if status in (401, 403):
         return "the server refused the key: check the variable named by api_key_env"
     if status == 404:
-        return "check pipeline.extraction.base_url and model (is the model installed?)"
+        return (
+            "check the model's name (--model, pipeline.extraction.model: is it installed? "
+            "ollama list shows them) and the URL (it ends in /v1)"
+        )
     if status in (400, 422):
         return "the server may not take this request: try structured_output: auto"
     return None
 
 
-def _classify(answer: _Status) -> Retryable | RequestFailed:
+def _classify(answer: _Status, base_url: str | None) -> Retryable | RequestFailed:
+    """What a non-2xx answer means; ``base_url`` until the server has accepted a request
+    (a refused key or model then fails the run: ``ServerFailed``), else ``None``."""
     status = answer.status
+    if status in RUN_REFUSED_STATUSES and base_url is not None:
+        return ServerFailed(
+            f"the model server {base_url} refused the request (HTTP {status})",
+            _refusal_hint(status),
+        )
     if answer.code == CONTEXT_CODE:
         return RequestFailed(
             f"the request does not fit the model's context (HTTP {status})",
@@ -201,6 +227,32 @@ def _classify(answer: _Status) -> Retryable | RequestFailed:
     if status in RETRIED_STATUSES or status >= 500:
         return Retryable(f"the server answered HTTP {status}", answer.retry_after)
     return RequestFailed(f"the server refused the request (HTTP {status})", _refusal_hint(status))
+
+
+_UNKNOWN_HOST = (
+    "name or service not known",
+    "nodename nor servname",
+    "temporary failure in name resolution",
+    "no address associated",
+)
+
+
+def _unreachable(base_url: str, error: Exception) -> ServerFailed:
+    """The server could not be reached before it ever answered: a wrong port or host."""
+    causes: list[BaseException] = []
+    cause: BaseException | None = error
+    while cause is not None and len(causes) < 8:  # httpx wraps the socket's error
+        causes.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    said = " ".join(str(each) for each in causes).lower()
+    hint = "is the model server running? check --model-url (pipeline.extraction.base_url)"
+    if any(isinstance(each, socket.gaierror) for each in causes) or any(
+        marker in said for marker in _UNKNOWN_HOST
+    ):
+        return ServerFailed(f"the model server {base_url} is an unknown host", hint)
+    if any(isinstance(each, ConnectionRefusedError) for each in causes) or "refused" in said:
+        return ServerFailed(f"the model server {base_url} refused the connection", hint)
+    return ServerFailed(f"the model server {base_url} cannot be reached", hint)
 
 
 class _Wait:
@@ -274,12 +326,20 @@ class ChatTransport:
             follow_redirects=False,
             trust_env=False,
         )
+        self._base_url = base_url
+        self._answered = False  # whether the server has answered any request yet
+        self._accepted = False  # whether it has accepted one (a 2xx)
         self._max_retries = max_retries
         self._slots = asyncio.Semaphore(concurrency)
         self._sleep = sleep
         self._rate = (
             None if requests_per_minute is None else _RateLimit(requests_per_minute, clock, sleep)
         )
+
+    @property
+    def _run_wide(self) -> str | None:
+        """The URL a refusal names as the run's, until a request was accepted."""
+        return None if self._accepted else self._base_url
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -310,18 +370,18 @@ class ChatTransport:
                 return await send()
             except _Status as answer:
                 if not (probe and attempts == 1 and answer.code is None):
-                    raise _classify(answer) from None
+                    raise _classify(answer, self._run_wide) from None
                 if answer.status in REFUSED_FORMAT_STATUSES:
                     raise FormatRefused(answer.status) from None
                 if answer.status != 500 or answer.retry_after is not None:
-                    raise _classify(answer) from None
+                    raise _classify(answer, self._run_wide) from None
                 first = answer.status
             try:  # a 500 to a probe is sent again at once: the same answer is a refusal
                 return await send()
             except _Status as again:
                 if again.status == first and again.retry_after is None:
                     raise FormatRefused(first) from None
-                raise _classify(again) from None
+                raise _classify(again, self._run_wide) from None
 
         retrying = AsyncRetrying(
             stop=lambda state: attempts >= self._max_retries + 1,
@@ -353,14 +413,20 @@ class ChatTransport:
                 response = await self._client.post("chat/completions", content=payload)
             except httpx.TimeoutException:
                 raise Retryable("the request timed out") from None
+            except httpx.ConnectError as error:
+                if self._answered:
+                    raise Retryable("the connection failed or was dropped") from None
+                raise _unreachable(self._base_url, error) from None
             except httpx.TransportError:
                 raise Retryable("the connection failed or was dropped") from None
+        self._answered = True
         status = response.status_code
         if not 200 <= status < 300:
             retry_after = retry_after_seconds(
                 response.headers.get("retry-after"), lambda: datetime.now(UTC)
             )
             raise _Status(status, retry_after, _error_code(response.content))
+        self._accepted = True
         try:
             parsed = _decode_response(response.content)
             choice = parsed.choices[0]
