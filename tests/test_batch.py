@@ -232,15 +232,9 @@ def manifest_error(tmp_path: Path, name: str, content: str, monkeypatch: pytest.
         ),
         (
             "m.csv",
-            "transcript,format\ns.vtt,webvtt\n\ns.vtt,vtt\n",
-            'manifest m.csv row 4: unknown import format "vtt" (hint: import formats: crd3, '
+            "transcript,format\ns.vtt,webvtt\n\ns.vtt,vvt\n",
+            'manifest m.csv row 4: unknown import format "vvt" (hint: import formats: crd3, '
             "srt, text, webvtt, whisperx)",
-        ),
-        (
-            "m.csv",
-            "transcript,format\ns.vtt,webvtt\nnope.vtt,webvtt\n",
-            "manifest m.csv row 3: transcript nope.vtt does not exist or is not a file "
-            "(hint: relative paths are relative to the manifest's folder)",
         ),
         (
             "m.csv",
@@ -286,11 +280,11 @@ def test_a_bad_manifest_row_fails_before_anything_runs(
 
 def test_a_bad_manifest_exits_2_from_the_command(tmp_path: Path) -> None:
     manifest = tmp_path / "m.csv"
-    manifest.write_text("transcript,format\nmissing.vtt,webvtt\n")
+    manifest.write_text("transcript,format\nmissing.vtt,vvt\n")
     result = invoke(["batch", "--config", str(CONFIG), "m.csv", "--output-dir", "o"], cwd=tmp_path)
     assert result.status == 2
     assert result.stdout == b""
-    assert result.stderr.startswith("streamer: error: manifest m.csv row 2: transcript")
+    assert result.stderr.startswith("streamer: error: manifest m.csv row 2: unknown import")
     assert not (tmp_path / "o").exists()
 
 
@@ -397,3 +391,24 @@ def test_without_a_configuration_each_session_is_what_run_gives_without_one(
         "(hint: the configuration names its server in pipeline.extraction)\n"
     )
     assert not (tmp_path / "o").exists()
+
+
+def test_a_row_whose_transcript_cannot_be_read_fails_that_session_alone(tmp_path: Path) -> None:
+    shutil.copy(REPO / "fixtures" / "quickstart" / "session.vtt", tmp_path / "s.vtt")
+    (tmp_path / "empty.vtt").write_bytes(b"")
+    (tmp_path / "m.csv").write_text("transcript\nempty.vtt\nnope.vtt\ns.vtt\n", encoding="utf-8")
+    run = invoke(["batch", "m.csv", "--output-dir", "out", "--workers", "1"], cwd=tmp_path)
+    assert run.status == 4
+    assert orjson.loads(run.stdout)["ok"] == 1
+    assert run.stderr == (
+        "streamer: error: session empty (row 2) failed: transcript empty.vtt is empty (0 bytes) "
+        "(hint: check the file)\n"
+        "streamer: error: session nope (row 3) failed: transcript nope.vtt does not exist or "
+        "is not a file (hint: relative paths are relative to the manifest's folder)\n"
+    )
+    lines = {line["document_id"]: line for line in summary(tmp_path / "out")}
+    assert [(lines[name]["status"], lines[name]["exit_status"]) for name in sorted(lines)] == [
+        ("failed", 3),
+        ("failed", 2),
+        ("ok", 0),
+    ]

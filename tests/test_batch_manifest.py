@@ -71,11 +71,6 @@ def test_a_manifest_without_format_and_with_import_options(tmp_path: Path) -> No
             "manifest campaign.csv row 2: --dedupe-rolling does not apply to the text format "
             "(only to srt and webvtt)",
         ),
-        (
-            "both.json,,,",
-            "manifest campaign.csv row 2: cannot tell the format of both.json: it has both "
-            '"TURNS" and "segments" (hint: give the row a format)',
-        ),
     ],
 )
 def test_a_manifest_row_whose_option_does_not_apply_names_both(
@@ -87,6 +82,18 @@ def test_a_manifest_row_whose_option_does_not_apply_names_both(
     assert run.status == 2
     assert run.stderr.startswith(f"streamer: error: {message}"), run.stderr
     assert os.listdir(tmp_path / "out") == []
+
+
+def test_a_row_whose_format_cannot_be_told_fails_that_session(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.srt")
+    (tmp_path / "both.json").write_text('{"TURNS": [], "segments": []}')
+    run = batch(tmp_path, "transcript\nboth.json\nbridge.srt\n")
+    assert run.status == 4
+    assert run.stderr == (
+        "streamer: error: session both (row 2) failed: cannot tell the format of both.json: "
+        'it has both "TURNS" and "segments" (hint: give the row a format (the manifest\'s format '
+        "column))\n"
+    )
 
 
 def test_an_empty_session_fails_in_a_batch(tmp_path: Path) -> None:
@@ -101,8 +108,8 @@ def test_an_empty_session_fails_in_a_batch(tmp_path: Path) -> None:
     )
     assert run.status == 4
     assert run.stderr == (
-        f"streamer: error: session empty (row 3) failed: no units: {tmp_path / 'empty.srt'} "
-        "is empty or has no cues (hint: check the file, read as srt (--format))\n"
+        "streamer: error: session empty (row 3) failed: transcript empty.srt is empty "
+        "(0 bytes) (hint: check the file)\n"
     )
     assert sorted(os.listdir(tmp_path / "out")) == [
         "batch.jsonl",

@@ -324,3 +324,53 @@ def test_report_errors_name_the_campaign_folder_as_given(tmp_path: Path) -> None
     run = invoke(["report", "--campaign", str(empty)])
     assert run.status == 2, run.stderr
     assert run.stderr.startswith(f"streamer: error: --campaign '{empty}': no batch.jsonl in it")
+
+
+def test_a_folder_given_as_a_transcript_is_named_as_one(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    run = invoke(["run", "data", "--output", "out"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (
+        2,
+        "streamer: error: transcript data is a folder, not a transcript file (hint: give one "
+        "transcript file; for a folder of sessions, list them in a manifest for streamer "
+        "batch)\n",
+    )
+
+
+@pytest.mark.parametrize("name", ["s.vtt", "s.srt", "s.txt", "s.json"])
+def test_an_empty_transcript_is_said_empty_in_every_format(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"")
+    run = invoke(["run", name, "--output", "out"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (
+        3,
+        f"streamer: error: transcript {name} is empty (0 bytes) (hint: check the file)\n",
+    )
+    imported = invoke(["import", "webvtt", name], cwd=tmp_path)
+    assert imported.stderr == (
+        f"streamer: error: input file {name} is empty (0 bytes) (hint: check the file)\n"
+    )
+    assert sorted(os.listdir(tmp_path)) == [name]
+
+
+@pytest.mark.parametrize(("alias", "name"), [("vtt", "webvtt"), ("txt", "text")])
+def test_a_formats_unambiguous_alias_is_taken(tmp_path: Path, alias: str, name: str) -> None:
+    shutil.copy(REPO / "fixtures" / "quickstart" / "session.vtt", tmp_path / "s.vtt")
+    run = invoke(["run", "s.vtt", "--format", alias, "--output", "out", "--json"], cwd=tmp_path)
+    if name == "webvtt":
+        assert run.status == 0, run.stderr
+    else:  # read as text: one unit a line, whatever it holds
+        assert run.status == 0, run.stderr
+    assert invoke(["import", alias, "s.vtt"], cwd=tmp_path).stdout == (
+        invoke(["import", name, "s.vtt"], cwd=tmp_path).stdout
+    )
+
+
+def test_a_report_given_as_a_bundle_folder_is_named_as_a_file(tmp_path: Path) -> None:
+    shutil.copy(REPO / "fixtures" / "quickstart" / "session.vtt", tmp_path / "s.vtt")
+    assert invoke(["run", "s.vtt", "--output", "out/s", "--json"], cwd=tmp_path).status == 0
+    run = invoke(["validate", "out/s.html"], cwd=tmp_path)
+    assert (run.status, run.stderr) == (
+        2,
+        "streamer: error: out/s.html is a file, not a bundle folder (hint: give the bundle "
+        "folder, out/s: s.html is its report)\n",
+    )

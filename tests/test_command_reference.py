@@ -42,7 +42,8 @@ def test_import_help_lists_every_format() -> None:
     page = " ".join(invoke(["import", "--help"]).stdout.decode().split())
     formats = ", ".join(fmt.name for fmt in api.import_formats())
     assert formats == "crd3, srt, text, webvtt, whisperx"
-    assert f"FORMAT The transcript's format, one of: {formats}. [required]" in page
+    aliases = "vtt for webvtt, txt for text, subrip for srt"
+    assert f"FORMAT The transcript's format, one of: {formats} (also {aliases})." in page
 
 
 def test_version() -> None:

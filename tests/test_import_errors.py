@@ -244,7 +244,7 @@ def test_usage_errors_exit_2_before_reading(args: list[str], message: str, tmp_p
 
 
 EMPTY = [
-    ("empty.srt", b"", "no units: empty.srt is empty or has no cues"),
+    ("empty.srt", b"\n", "no units: empty.srt is empty or has no cues"),
     ("blank.txt", b"\n  \n", "no units: blank.txt is empty or has no lines of text"),
     ("empty.vtt", b"WEBVTT\n\n", "no units: empty.vtt is empty or has no cues"),
     ("none.json", b'{"segments": []}', "no units: none.json is empty or has no segments"),

@@ -160,7 +160,7 @@ def test_the_plugin_runs_through_the_command_line(site: Path, tmp_path: Path) ->
 
 def test_the_plugin_shows_in_the_help_and_its_errors(site: Path, tmp_path: Path) -> None:
     page = " ".join(streamer(site, tmp_path, "import", "--help").stdout.decode().split())
-    assert "one of: chatlog, crd3, srt, text, webvtt, whisperx." in page
+    assert "one of: chatlog, crd3, srt, text, webvtt, whisperx (also vtt for webvtt," in page
     (tmp_path / "bad.chat").write_text("[20:01] Vex: fine\nSECRET words\n", encoding="utf-8")
     run = run_cli(["import", "chatlog", "bad.chat"], cwd=tmp_path, path=[site])
     assert (run.status, run.stdout) == (3, b"")

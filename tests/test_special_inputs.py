@@ -134,7 +134,7 @@ def test_import_reads_a_fifo_input_like_process_substitution(
 def test_import_still_refuses_a_folder_or_a_missing_input(tmp_path: Path) -> None:
     run = invoke(["import", "srt", str(tmp_path), "--document-id", "x"])
     assert run.status == 2
-    assert "is not a file" in run.stderr
+    assert "is a folder, not a transcript file" in run.stderr
 
 
 @pytest.mark.parametrize("how", ["fifo", "link to /dev/zero"])

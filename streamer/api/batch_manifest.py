@@ -23,11 +23,12 @@ from typing import Any
 
 import msgspec
 
+from streamer.api.transcripts import check_transcript_path
 from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, StreamerError
 from streamer.framework.regular_files import MIB, read_regular_text
 from streamer.importers.detection import detect_format
-from streamer.importers.formats import FORMATS, ImportOptions, check_options
+from streamer.importers.formats import FORMATS, ImportOptions, canonical_format, check_options
 
 MANIFEST_MAX_BYTES = 16 * MIB  # read whole: about 100,000 sessions
 OPTION_COLUMNS = ("unit", "speaker_prefix", "speaker_carry", "dedupe_rolling")
@@ -49,6 +50,9 @@ class Session:
     format_name: str
     document_id: str
     options: ImportOptions = field(default_factory=ImportOptions)
+    # a transcript that cannot be read fails its session, not the batch: its exit status
+    # and error line, recorded without running it
+    failure: tuple[int, str] | None = None
 
 
 def _rows_csv(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -153,26 +157,32 @@ def _session(row: int, values: dict[str, Any], folder: Path) -> Session:
     transcript = Path(listed)
     if not transcript.is_absolute():
         transcript = folder / transcript
-    if not transcript.is_file():
-        raise ConfigurationError(
-            f"row {row}: transcript {shown_path(listed)} does not exist or is not a file",
-            hint="relative paths are relative to the manifest's folder",
-        )
     options = _import_options(row, values)
+    failure: tuple[int, str] | None = None
+    format_name = ""
+    read_as = ""
     if "format" in values:
-        format_name = values["format"].strip()
+        format_name = canonical_format(values["format"].strip())
         FORMATS.get(format_name, where=f"row {row}: ")
-        read_as = ""
-    else:  # found as streamer run finds it
-        try:
-            format_name = detect_format(transcript)
-        except StreamerError as error:
-            raise ConfigurationError(
-                f"row {row}: {error.message}", hint="give the row a format"
-            ) from None
-        read_as = f"{shown_path(listed)}, read as {format_name}"
     try:
-        check_options(format_name, options, read_as=read_as)
+        check_transcript_path(
+            transcript,
+            shown_path(listed),
+            "transcript",
+            "relative paths are relative to the manifest's folder",
+        )
+        if not format_name:  # found as streamer run finds it
+            try:
+                format_name = detect_format(transcript)
+            except StreamerError as error:
+                error.hint = "give the row a format (the manifest's format column)"
+                raise
+            read_as = f"{shown_path(listed)}, read as {format_name}"
+    except StreamerError as error:
+        failure = (int(error.exit_status), error.one_line())
+    try:
+        if format_name:
+            check_options(format_name, options, read_as=read_as)
     except ConfigurationError as error:
         raise ConfigurationError(f"row {row}: {error.message}", hint=error.hint) from None
     document_id = values.get("document_id", transcript.stem).strip()
@@ -183,7 +193,7 @@ def _session(row: int, values: dict[str, Any], folder: Path) -> Session:
             + ", ".join(RESERVED_SUFFIXES)
             + "; give a document_id",
         )
-    return Session(row, transcript, listed, format_name, document_id, options)
+    return Session(row, transcript, listed, format_name, document_id, options, failure)
 
 
 def read_manifest(path: str | os.PathLike[str]) -> tuple[Session, ...]:

@@ -142,7 +142,7 @@ def _inputs_digest(session: Session, config_digest: str, lanes: tuple[str, ...])
     return value_digest(
         {
             "streamer": __version__,
-            "transcript": file_digest(session.transcript),
+            "transcript": None if session.failure else file_digest(session.transcript),
             "config": config_digest,  # the configuration file's and its glossary's
             "format": session.format_name,
             "document_id": session.document_id,
@@ -273,6 +273,14 @@ def _batch(
     for session in sessions:
         digest = _inputs_digest(session, session_config.digest, run_lanes)
         inputs[session.row] = digest
+        if session.failure is not None:  # its transcript cannot be read: it fails alone
+            status, error = session.failure
+            lines[session.row] = _line(
+                session,
+                SessionOutcome(session.row, session.document_id, status, error, 0.0, None, 0),
+                digest,
+            )
+            continue
         before = previous.get(session.document_id)
         if (
             before is not None

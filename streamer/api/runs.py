@@ -52,7 +52,7 @@ from streamer.api.stages import (
     Stage,
     extracted_lanes,
 )
-from streamer.api.transcripts import ImportResult, default_document_id
+from streamer.api.transcripts import ImportResult, check_transcript_path, default_document_id
 from streamer.api.work_folder import (
     RECORD_VERSION,
     StageRecord,
@@ -64,7 +64,7 @@ from streamer.configuration import Configuration
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.importers.detection import detect_format
-from streamer.importers.formats import FORMATS, ImportOptions, check_options
+from streamer.importers.formats import FORMATS, ImportOptions, canonical_format, check_options
 from streamer.normalization.glossary import party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.output.bundle_publication import check_destination, publisher_lock
@@ -186,6 +186,7 @@ def _check_transcript(
     """The transcript's path and its format (found when ``format_name`` is ``None``); the
     import options checked against it."""
     if format_name is not None:
+        format_name = canonical_format(format_name)
         FORMATS.get(format_name)
     if os.fspath(transcript) == "-":
         raise ConfigurationError(
@@ -194,10 +195,11 @@ def _check_transcript(
         )
     path = Path(transcript)
     given = shown_path(transcript)
-    if not path.is_file():
+    if not path.is_file() and not path.is_dir():
         raise ConfigurationError(
             f"transcript {given} does not exist or is not a file", hint="check TRANSCRIPT"
         )
+    check_transcript_path(path, given, "transcript", "check TRANSCRIPT")
     if format_name is None:
         format_name = detect_format(transcript)
         check_options(format_name, options, read_as=f"{given}, read as {format_name}")

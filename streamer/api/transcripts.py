@@ -31,6 +31,7 @@ from streamer.importers.formats import (
     FORMATS,
     ImportOptions,
     TranscriptFormat,
+    canonical_format,
     check_options,
     read_transcript,
 )
@@ -80,18 +81,30 @@ def default_document_id(source: Source) -> str:
     return path.stem
 
 
-def _check_transcript_file(path: Path, given: str) -> None:
+def check_transcript_path(
+    path: Path,
+    given: str,
+    what: str = "input file",
+    hint: str = "check INPUT, or use - for stdin",
+) -> None:
     """A transcript file is read as a stream: a regular file, a FIFO (``<(zcat ...)``)
-    or a character device will do; a folder or a missing file will not."""
+    or a character device will do; a folder, an empty file or a missing file will not,
+    each said as such (``what``: how the messages name it; ``hint``: what to check)."""
     try:
-        mode = os.stat(path).st_mode
+        status = os.stat(path)
     except OSError:
-        mode = 0
-    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        status = None
+    mode = 0 if status is None else status.st_mode
+    if stat.S_ISDIR(mode):
         raise ConfigurationError(
-            f"input file {given} does not exist or is not a file",
-            hint="check INPUT, or use - for stdin",
+            f"{what} {given} is a folder, not a transcript file",
+            hint="give one transcript file; for a folder of sessions, list them in a "
+            "manifest for streamer batch",
         )
+    if status is None or not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        raise ConfigurationError(f"{what} {given} does not exist or is not a file", hint=hint)
+    if stat.S_ISREG(mode) and status.st_size == 0:
+        raise SourceError(f"{what} {given} is empty (0 bytes)", hint="check the file")
 
 
 def import_formats() -> tuple[TranscriptFormat, ...]:
@@ -140,6 +153,7 @@ def import_transcript(
         speaker_carry=speaker_carry,
     )
     if format_name is not None:
+        format_name = canonical_format(format_name)
         check_options(format_name, options)
     if document_id is None:
         document_id = default_document_id(source)
@@ -154,7 +168,7 @@ def import_transcript(
     if isinstance(source, (str, os.PathLike)) and not _reads_stdin(source):
         path = Path(source)
         label = shown_path(source)
-        _check_transcript_file(path, label)
+        check_transcript_path(path, label)
         if format_name is None:
             format_name = detect_format(source)
             read_as = f"{label}, read as {format_name}"

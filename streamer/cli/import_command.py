@@ -9,7 +9,7 @@ from streamer.cli import options
 from streamer.cli.app import app
 from streamer.cli.progress import showing_progress
 from streamer.framework.plugins.entry_points import PluginError
-from streamer.importers.formats import FORMATS, TranscriptFormat
+from streamer.importers.formats import FORMAT_ALIASES, FORMATS, TranscriptFormat
 
 
 def _installed() -> tuple[TranscriptFormat, ...]:
@@ -23,7 +23,9 @@ def _installed() -> tuple[TranscriptFormat, ...]:
 
 
 INSTALLED = _installed()
-FORMAT_NAMES = ", ".join(fmt.name for fmt in INSTALLED) or "see docs/importing.md"
+FORMAT_NAMES = (", ".join(fmt.name for fmt in INSTALLED) or "see docs/importing.md") + (
+    " (also " + ", ".join(f"{alias} for {name}" for alias, name in FORMAT_ALIASES.items()) + ")"
+)
 
 
 def _taking(flag: str) -> str:

@@ -91,6 +91,17 @@ FORMATS: Plugins[TranscriptFormat] = Plugins(
 )
 
 
+# Names a user may type for a format, where they are unambiguous: the file suffix
+# (``vtt``, ``txt``) and the format's other name (``subrip``, ``json`` is not one: it
+# could be CRD3 or WhisperX).
+FORMAT_ALIASES = {"vtt": "webvtt", "txt": "text", "subrip": "srt"}
+
+
+def canonical_format(name: str) -> str:
+    """The format ``name`` names: itself, or the format an alias stands for."""
+    return FORMAT_ALIASES.get(name.strip().lower(), name) if name not in FORMATS else name
+
+
 def _taking(flag: str) -> str:
     names = [name for name in FORMATS.names() if getattr(FORMATS.get(name), flag)]
     return " and ".join(names)

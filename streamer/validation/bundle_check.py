@@ -34,6 +34,16 @@ def validate(
     """Check the bundle in ``folder``; ``registry`` knows the artifact kinds of its lanes.
     ``seen`` is told the evidence document's units and contexts as they are checked."""
     if not folder.is_dir():
+        if os.path.lexists(folder):
+            report_of = folder.with_suffix("") if folder.suffix == ".html" else None
+            hint = (
+                f"give the bundle folder, {shown_path(report_of)}: {folder.name} is its report"
+                if report_of is not None and report_of.is_dir()
+                else "give the folder a bundle was published in"
+            )
+            raise ConfigurationError(
+                f"{shown_path(folder)} is a file, not a bundle folder", hint=hint
+            )
         raise ConfigurationError(f"bundle folder {shown_path(folder)} does not exist")
     report = BundleReport()
     if not os.path.lexists(folder / INDEX_FILE):  # not a bundle: decided before the walk
