@@ -82,15 +82,17 @@ def by_hand(
     source = root / "source.jsonl"
     api.import_transcript(format_name, transcript, document_id=document_id, output=source)
     candidates = root / "candidates"
-    api.extract(config, source, candidates)
+    extracted = api.extract(config, source, candidates)
     lanes = root / "lanes"
     api.normalize(config, source, candidates, lanes, warn=quiet)
     api.bundle(config, source, lanes, root / "bundle", warn=quiet)
+    run_lanes = [lane.id for lane in config.lanes]
     api.report(
         root / "bundle",
         output=root / "bundle.html",
         glossary=config.normalization.glossary,
         rejections=lanes / "rejections.jsonl",
+        run=stages.notes_of(config, run_lanes, extracted.lanes),
     )
     return root / "bundle"
 

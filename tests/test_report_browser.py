@@ -30,6 +30,7 @@ from tests.report_support import (
     hostile_case,
     rejections_file,
 )
+from tests.support import REPO
 
 CHROMIUM = Path(BENCH_CHROMIUM)
 BIG_UNITS = 100_000
@@ -568,7 +569,10 @@ def test_the_rejected_candidates_are_counted_per_lane_by_reason(page: Page, part
         ["spells", "3", [["outside_chunk", "2"], ["unsupported", "1"]]],
     ]  # fmt: skip
     assert page.text_content('#rejections li[data-lane="spells"]') == (
-        "spells 3 candidates rejected: 2 outside chunk, 1 unsupported"
+        "spells 3 candidates: 2 outside chunk, 1 unsupported"
+    )
+    assert page.text_content('#rejections li[data-lane="npc-interactions"]') == (
+        "npc-interactions none"
     )
 
 
@@ -582,11 +586,8 @@ def test_the_new_places_show_payloads_as_text(page: Page, hostile: Path) -> None
     page.click('#timeline .mark[data-lane="spells"]', force=True)
     assert page.evaluate("window.__xss") is None
     assert page.evaluate("document.images.length + document.scripts.length") == 2
-    assert (
-        page.text_content('#rejections li[data-rejected="1"]')
-        == (
-            f"{XSS} 1 candidate rejected: 1 {XSS_FLAG.replace('_', ' ')}"  # a reason's _ reads as a space
-        )
+    assert page.text_content('#rejections li[data-rejected="1"]') == (
+        f"{XSS} 1 candidate: 1 {XSS_FLAG.replace('_', ' ')}"  # a reason's _ reads as a space
     )
     titles = page.eval_on_selector_all("#timeline .mark title", "t => t.map(x => x.textContent)")
     assert any(XSS in title for title in titles)
@@ -691,3 +692,19 @@ def test_a_lane_that_cites_no_unit_has_no_unpublished_note(page: Page, hostile: 
     assert page.locator('[data-lane="party-roster"] thead th').all_text_contents() == [
         "#", "Player", "Character"
     ]  # fmt: skip
+
+
+def test_an_empty_lane_says_why_and_the_lanes_not_run_are_named(page: Page, tmp_path: Path) -> None:
+    session = REPO / "fixtures" / "quickstart" / "session.vtt"
+    result = api.run(None, session, None, tmp_path / "out", warn=lambda _: None)
+    opened(page, result.report)
+    no_npc = (
+        "the glossary names no non-player character (its names, less the party's): the rules "
+        "look for those names only"
+    )
+    assert page.text_content('#glance li[data-lane="npcs"]') == f"npcs 0 records: {no_npc}"
+    assert page.text_content("#glance li.not-run") == (
+        "not run combat-turns, item-events, scene-descriptions (they need a model server: "
+        "streamer run --model-url URL --model NAME)"
+    )
+    assert page.text_content('.lane[data-lane="npcs"] .empty') == f"no records: {no_npc}"

@@ -20,7 +20,7 @@ from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.party import Party
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
-from streamer.report import ReportSummary, write_report
+from streamer.report import ReportSummary, RunNotes, write_report
 from streamer.report.evidence_rows import EvidenceRows
 
 Rejections = Mapping[str, Mapping[str, int]]
@@ -101,6 +101,7 @@ def report(
     glossary: str | os.PathLike[str] | None = None,
     rejections: str | os.PathLike[str] | Rejections | None = None,
     registry: ArtifactKindRegistry | None = None,
+    run: RunNotes | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``bundle_dir`` to ``output`` (a path, published
     atomically and owner-only, ``-`` or a binary stream).
@@ -146,6 +147,7 @@ def report(
                     party=party,
                     rejections=counts,
                     evidence=evidence,
+                    run=run,
                 )
             ),
         )

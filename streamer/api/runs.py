@@ -31,12 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from streamer.api import stages
 from streamer.api.bundles import BundleResult
-from streamer.api.config import (
-    EffectiveConfig,
-    default_registry,
-    effective_config,
-    with_glossary,
-)
+from streamer.api.config import EffectiveConfig, effective_config, with_glossary
 from streamer.api.extraction import LaneFailure, check_extraction
 from streamer.api.lanes import Warn, effective_lanes, stderr_warning
 from streamer.api.normalization import glossary_of
@@ -433,12 +428,7 @@ def _run_plan(
     if clean:
         shutil.rmtree(work.root, ignore_errors=True)
     config = plan.config
-    configured = {config.lane(lane_id).kind.name for lane_id in plan.lanes}
-    not_run = tuple(
-        kind.default_lane
-        for kind in default_registry()
-        if kind.extraction is not None and kind.name not in configured
-    )
+    not_run = stages.kinds_not_run(config, plan.lanes)
     return RunResult(
         plan.document_id,
         plan.semantic_digest,

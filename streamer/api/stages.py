@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from streamer import __version__
 from streamer.api.bundles import BundleResult, bundle
+from streamer.api.config import default_registry
 from streamer.api.extraction import ExtractResult, LaneFailure, extract
 from streamer.api.lanes import Warn
 from streamer.api.normalization import REJECTIONS_FILE, NormalizeResult, normalize
@@ -32,9 +33,10 @@ from streamer.framework.source.accepted import AcceptedSource, UnitIndex
 from streamer.framework.source.envelope import DocumentIdentity
 from streamer.importers.formats import ImportOptions
 from streamer.output.publication import PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE
-from streamer.report import ReportSummary
+from streamer.report import ReportSummary, RunNotes
 
 IMPORT = "import"
+EXTRACT = "extract"
 SOURCE = "source.jsonl"
 CANDIDATES = "candidates"
 CACHE = "cache"
@@ -318,8 +320,43 @@ def _report_inputs(plan: RunPlan) -> Mapping[str, Path]:
     return {"bundle": plan.path(BUNDLE), "lanes": plan.path(LANES), **_glossary(plan)}
 
 
+MODEL_FLAGS = "streamer run --model-url URL --model NAME"
+
+
+def kinds_not_run(config: Configuration, lanes: Sequence[str]) -> tuple[str, ...]:
+    """The default lanes of the installed kinds that are extracted and that ``lanes`` (of
+    ``config``) leave out: what a model server, or another configuration, would add."""
+    configured = {config.lane(lane_id).kind.name for lane_id in lanes}
+    return tuple(
+        kind.default_lane
+        for kind in default_registry()
+        if kind.extraction is not None and kind.name not in configured
+    )
+
+
+def notes_of(
+    config: Configuration, lanes: Sequence[str], extracted: Sequence[Mapping[str, Any]]
+) -> RunNotes:
+    """What the page says of a run of ``lanes`` of ``config``: each lane's rules' note (from
+    ``extracted``, the extraction receipt's lanes) and the kinds it did not run, with what
+    adds them."""
+    notes = {lane["lane_id"]: lane["note"] for lane in extracted if lane.get("note")}
+    not_run = kinds_not_run(config, lanes)
+    why = None
+    if not_run:
+        served = config.extraction.base_url is not None
+        why = "not in the configuration" if served else f"they need a model server: {MODEL_FLAGS}"
+    return RunNotes(notes, not_run, why)
+
+
+def run_notes(plan: RunPlan) -> RunNotes:
+    """``notes_of`` the run, its extraction's lanes read from the extract stage's record."""
+    record = plan.work.record(EXTRACT)
+    return notes_of(plan.config, plan.lanes, [] if record is None else record.counts["lanes"])
+
+
 def _report_configuration(plan: RunPlan) -> Any:
-    return {"streamer": __version__}
+    return {"streamer": __version__, "run": run_notes(plan).to_json()}
 
 
 def _report(plan: RunPlan) -> ReportSummary:
@@ -328,6 +365,7 @@ def _report(plan: RunPlan) -> ReportSummary:
         output=plan.path(REPORT),
         glossary=plan.config.normalization.glossary,
         rejections=plan.path(LANES) / REJECTIONS_FILE,
+        run=run_notes(plan),
     )
 
 
@@ -351,7 +389,7 @@ STAGES: Sequence[Stage[Any]] = (
         restore=_imported,
     ),
     Stage(
-        "extract",
+        EXTRACT,
         _extract_inputs,
         _configured,
         (CANDIDATES,),

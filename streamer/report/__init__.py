@@ -14,6 +14,6 @@ evidence projection (the registry is given by the caller), never from member nam
 * ``writer``: the page written from a bundle, the embedded data streamed into it.
 """
 
-from streamer.report.writer import ReportSummary, write_report
+from streamer.report.writer import ReportSummary, RunNotes, write_report
 
-__all__ = ["ReportSummary", "write_report"]
+__all__ = ["ReportSummary", "RunNotes", "write_report"]

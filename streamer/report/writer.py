@@ -8,6 +8,9 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
                    every speaker of the units, exactly as written, whose character the
                    party names; the page looks a speaker up exactly; may be empty),
      "rejections": null when not given, else {lane_id: {reason: count}},
+     "run": null, or what the run knows that the bundle does not (``RunNotes``):
+            {"notes": {lane_id: why its rules could find nothing}, "not_run": [lane, ...],
+             "not_run_why": what would add them, or null},
      "lanes": [lane tables, in index.json order],
      "evidence": null when the bundle has no evidence context, else
                  {"window_units", "lanes" (the allowlist),
@@ -41,6 +44,25 @@ from streamer.report.lane_tables import lane_table
 
 
 @dataclass(frozen=True)
+class RunNotes:
+    """What the run that made the bundle knows and the bundle does not, for the page to say
+    why a lane is empty: ``notes``, per lane, why its rules could find nothing (the lane's
+    receipt ``note``); ``not_run``, the default lanes of the kinds the run did not run, and
+    ``not_run_why``, what would add them (``None`` when nothing is said)."""
+
+    notes: Mapping[str, str]
+    not_run: tuple[str, ...] = ()
+    not_run_why: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "notes": dict(sorted(self.notes.items())),
+            "not_run": list(self.not_run),
+            "not_run_why": self.not_run_why,
+        }
+
+
+@dataclass(frozen=True)
 class ReportSummary:
     """What a report shows: ``units`` and ``contexts`` are 0 without an evidence context."""
 
@@ -69,6 +91,7 @@ def write_report(
     title: str | None = None,
     party: Party | None = None,
     rejections: Mapping[str, Mapping[str, int]] | None = None,
+    run: RunNotes | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
     document's rows and heads as the caller's validation of the bundle read them
@@ -76,7 +99,7 @@ def write_report(
 
     ``party`` gives a speaker (a player) their character (matched by name key);
     ``rejections`` gives per lane the count of rejected candidates by reason (counts only,
-    never values)."""
+    never values); ``run``, why lanes are empty or absent, when the run says."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
@@ -95,6 +118,7 @@ def write_report(
             for lane, reasons in sorted(rejections.items())
         }
     out.write(b',"rejections":' + _json(shown_rejections))
+    out.write(b',"run":' + _json(None if run is None else run.to_json()))
     out.write(b',"lanes":[' + b",".join(_json(table.to_json()) for table in tables) + b"]")
     out.write(b',"evidence":')
     descriptor = index.get(evidence_context.DESCRIPTOR)

@@ -36,6 +36,10 @@
       sessionUnits: raw.session_units === undefined ? null : raw.session_units,
       characters: new Map(raw.characters), // a speaker exactly as written -> their character
       rejections: raw.rejections === undefined ? null : raw.rejections,
+      // what the run said: why a lane's rules found nothing, the lanes it did not run
+      notes: raw.run ? raw.run.notes : {},
+      notRun: raw.run ? raw.run.not_run : [],
+      notRunWhy: raw.run ? raw.run.not_run_why : null,
       lanes: raw.lanes.map(unpackLane),
       hasEvidence: evidence !== null,
       allowlist: new Set(evidence ? evidence.lanes : []),

@@ -1,10 +1,21 @@
   // -- the session at a glance: a line per lane, rejections, the timeline -------------------
   const MARKS = 600; // marks a timeline row draws at most (more records share a mark)
   const marks = []; // every timeline mark: {node, lane, records (the record indexes it stands for)}
+  // Why lane ``lane`` has no record, as the page can tell: its rules' note, what its
+  // candidates met, or that nothing was found.
+  function whyEmpty(lane) {
+    if (report.notes[lane.id]) return report.notes[lane.id];
+    const rejected = report.rejections && report.rejections[lane.id];
+    let total = 0;
+    if (rejected) for (const key of Object.keys(rejected)) total += rejected[key];
+    if (total) return "what was found is not shown: its cited units do not say it";
+    return report.rejections === null ? "none found" : "nothing found in this session";
+  }
   function renderGlance() {
     const list = el("ul", "summary", []);
     lanes.forEach(function (lane, l) {
       const parts = [plural(lane.records.length, "record", "records")];
+      if (!lane.records.length) parts[0] += ": " + whyEmpty(lane);
       for (const column of laneInfo[l].textual) {
         const values = distinct(l, column).filter(function (entry) { return entry.value !== null; });
         parts.push(label(l, column) + ": " + values.length.toLocaleString("en-US") + " distinct");
@@ -13,6 +24,11 @@
       item.dataset.lane = lane.id;
       list.appendChild(item);
     });
+    if (report.notRun.length) {
+      const item = el("li", "not-run", [el("strong", "", ["not run"]), " " + report.notRun.join(", ") +
+        (report.notRunWhy ? " (" + report.notRunWhy + ")" : "")]);
+      list.appendChild(item);
+    }
     glance.appendChild(el("h2", "", ["The session at a glance"]));
     glance.appendChild(list);
     glance.appendChild(rejectionsBox());
@@ -29,7 +45,7 @@
     for (const id of Object.keys(report.rejections).sort()) if (names.indexOf(id) < 0) names.push(id);
     const items = el("ul", "", []);
     for (const id of names) items.appendChild(rejectionItem(id, report.rejections[id] || {}));
-    box.appendChild(el("div", "label", ["Not grounded, so not shown (counts only):"]));
+    box.appendChild(el("div", "label", ["Found but not shown, because the cited units do not say it (counts only):"]));
     box.appendChild(items);
     return box;
   }
@@ -40,8 +56,8 @@
     const item = el("li", "", [el("strong", "", [id]), " "]);
     item.dataset.lane = id;
     item.dataset.rejected = String(total);
-    if (!total) { item.appendChild(document.createTextNode("no candidate rejected")); return item; }
-    item.appendChild(document.createTextNode(plural(total, "candidate", "candidates") + " rejected: "));
+    if (!total) { item.appendChild(document.createTextNode("none")); return item; }
+    item.appendChild(document.createTextNode(plural(total, "candidate", "candidates") + ": "));
     keys.forEach(function (key, k) {
       const reason = el("span", "reason", [reasons[key].toLocaleString("en-US") + " " + key.replace(/_/g, " ")]);
       reason.dataset.reason = key;

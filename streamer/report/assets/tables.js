@@ -24,7 +24,10 @@
         : "No evidence context: the units this lane cites are not published."]));
     }
     block.appendChild(memberFilters(l));
-    if (!rows.length) { block.appendChild(el("p", "empty", ["no records"])); return block; }
+    if (!rows.length) {
+      block.appendChild(el("p", "empty", [lane.records.length ? "no records" : "no records: " + whyEmpty(lane)]));
+      return block;
+    }
     const pages = Math.ceil(rows.length / PAGE);
     const page = Math.min(state.pages[lane.id] || 0, pages - 1);
     block.appendChild(recordTable(l, rows.slice(page * PAGE, page * PAGE + PAGE)));
