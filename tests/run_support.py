@@ -93,6 +93,7 @@ def by_hand(
         glossary=config.normalization.glossary,
         rejections=lanes / "rejections.jsonl",
         run=stages.notes_of(config, run_lanes, extracted.lanes),
+        source=source,
     )
     return root / "bundle"
 

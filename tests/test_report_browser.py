@@ -708,3 +708,18 @@ def test_an_empty_lane_says_why_and_the_lanes_not_run_are_named(page: Page, tmp_
         "streamer run --model-url URL --model NAME)"
     )
     assert page.text_content('.lane[data-lane="npcs"] .empty') == f"no records: {no_npc}"
+
+
+def test_the_timeline_places_records_along_the_whole_session(page: Page, tmp_path: Path) -> None:
+    lines = [f"The road goes on, mile {n}." for n in range(1000)]
+    lines[10] = "I cast Shield."
+    lines[900] = "I cast Fireball at them."
+    transcript = tmp_path / "session.txt"
+    transcript.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = api.run(None, transcript, None, tmp_path / "out", warn=lambda _: None)
+    opened(page, result.report)
+    marks = page.eval_on_selector_all(
+        '#timeline .row[data-lane="spells"] .mark', "marks => marks.map(m => m.dataset.x)"
+    )
+    assert marks == ["10", "900.9"]  # units 11 and 901 of 1,000, not side by side
+    assert page.text_content("#timeline .scale") == "unit 1unit 1,000"

@@ -469,16 +469,19 @@ def test_a_crd3_episode_publishes_what_the_commands_publish_one_by_one(
     result = api.run(config, episode, "crd3", output, warn=quiet)
     assert checked == []  # the import checked every unit as it wrote them: no stage again
     # extraction reads the lines and writes the index that bundle reads instead, and
-    # normalize only the blocks its candidates cite; a rerun that starts after extraction
-    # has no index: they read the lines
-    assert passes == (2 * ["lines"] if interrupted_in else ["index"])
+    # normalize only the blocks its candidates cite (the report then knows where they are);
+    # a rerun that starts after extraction has no index: they read the lines, and the
+    # report reads their IDs once more to place the records in the session
+    assert passes == (3 * ["lines"] if interrupted_in else ["index"])
     assert bool(seeks) is not bool(interrupted_in)
     # and bundle finds its references where normalize found them, in the same run
     assert set(hits) == {not interrupted_in}
-    # extraction answers its three rules lanes in one pass over the lines
-    assert len(reads) == (2 if interrupted_in else 1)
+    # extraction answers its three rules lanes in one pass over the lines (a resumed run:
+    # normalize, bundle and the report read them, without an index)
+    assert len(reads) == (3 if interrupted_in else 1)
     reference = by_hand(tmp_path / "by-hand", episode, "crd3", episode.stem, config)
-    assert len(checked) == 3  # extract, normalize and bundle, each by its own command
+    # extract, normalize, bundle and report (the records' places), each by its own command
+    assert len(checked) == 4
     assert tree(output) == tree(reference)
     assert report_path_of(output).read_bytes() == (reference.parent / "bundle.html").read_bytes()
     assert (work_folder_of(output) / "source.jsonl").read_bytes() == (

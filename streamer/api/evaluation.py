@@ -34,6 +34,7 @@ from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, read_lane_output
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.regular_files import MIB, read_regular_file
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.normalization.glossary import load_glossary
 from streamer.output.bundle_documents import INDEX_FILE
 
@@ -111,7 +112,9 @@ def read_bundle(folder: Path, registry: ArtifactKindRegistry) -> Bundle:
     return Bundle(found, lanes)
 
 
-def unit_positions(source: PathLike, wanted: Iterable[str]) -> tuple[dict[str, int], str]:
+def unit_positions(
+    source: PathLike | AcceptedSource, wanted: Iterable[str]
+) -> tuple[dict[str, int], str]:
     """The document positions of the ``wanted`` unit IDs found in ``source``, and its
     semantic digest."""
     wanted = frozenset(wanted)

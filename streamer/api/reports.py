@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +12,14 @@ import msgspec
 import orjson
 
 from streamer.api.config import default_registry
+from streamer.api.evaluation import unit_positions, work_source
 from streamer.api.output_destinations import WriteTarget, check_output_destination, publish_to
 from streamer.api.validation import validate_bundle
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.party import Party
+from streamer.framework.source.accepted import AcceptedSource
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, RunNotes, write_report
@@ -93,6 +95,38 @@ def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> Party:
     return Party(pairs)
 
 
+def _positions_in(
+    folder: Path, source: str | os.PathLike[str] | AcceptedSource | None
+) -> Callable[[set[str]], dict[str, int] | None]:
+    """How the page finds the cited units' places in the session: in ``source`` (which must
+    be the bundle's source document; ``streamer run``'s accepted one, whose index already
+    knows them when normalize ran, else read without checking it again), else in the copy
+    ``streamer run`` keeps in its work folder when it is the bundle's, else nowhere."""
+
+    def positions(wanted: set[str]) -> dict[str, int] | None:
+        if isinstance(source, AcceptedSource):
+            known = {} if source.index is None else source.index.positions
+            if wanted.issubset(known):
+                return {unit: known[unit] for unit in wanted}
+            return unit_positions(source, wanted)[0]
+        path = Path(source) if source is not None else work_source(folder)
+        if source is None and not path.is_file():
+            return None
+        expected = orjson.loads((folder / INDEX_FILE).read_bytes())["source"]["semantic_digest"]
+        found, digest = unit_positions(path, wanted)
+        if digest == expected:
+            return found
+        if source is None:
+            return None  # another document's copy: the page does without
+        raise InputError(
+            f"--source {shown_path(source)} is not the bundle's source document (its semantic "
+            "digest differs)",
+            hint="give the source document the bundle was made from",
+        )
+
+    return positions
+
+
 def report(
     bundle_dir: str | os.PathLike[str],
     *,
@@ -102,6 +136,7 @@ def report(
     rejections: str | os.PathLike[str] | Rejections | None = None,
     registry: ArtifactKindRegistry | None = None,
     run: RunNotes | None = None,
+    source: str | os.PathLike[str] | AcceptedSource | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``bundle_dir`` to ``output`` (a path, published
     atomically and owner-only, ``-`` or a binary stream).
@@ -148,6 +183,7 @@ def report(
                     rejections=counts,
                     evidence=evidence,
                     run=run,
+                    positions=_positions_in(folder, source),
                 )
             ),
         )

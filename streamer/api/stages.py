@@ -317,7 +317,13 @@ def _bundled(plan: RunPlan, counts: Mapping[str, Any]) -> BundleResult:
 
 def _report_inputs(plan: RunPlan) -> Mapping[str, Path]:
     # the normalized lanes' rejections.jsonl: the counts the page shows; the glossary: its party
-    return {"bundle": plan.path(BUNDLE), "lanes": plan.path(LANES), **_glossary(plan)}
+    # the source: where each record is in the session, for the timeline
+    return {
+        "bundle": plan.path(BUNDLE),
+        "lanes": plan.path(LANES),
+        "source": plan.path(SOURCE),
+        **_glossary(plan),
+    }
 
 
 MODEL_FLAGS = "streamer run --model-url URL --model NAME"
@@ -366,6 +372,7 @@ def _report(plan: RunPlan) -> ReportSummary:
         glossary=plan.config.normalization.glossary,
         rejections=plan.path(LANES) / REJECTIONS_FILE,
         run=run_notes(plan),
+        source=plan.source(),
     )
 
 

@@ -42,6 +42,14 @@ def report_command(
         help="The rejections.jsonl of streamer normalize: rejected candidates counted per "
         "lane by reason.",
     ),
+    source: Path | None = typer.Option(
+        None,
+        "--source",
+        help="The bundle's source document, to place each record in the session on the "
+        "timeline; default: BUNDLE_DIR.work/source.jsonl, the copy streamer run keeps, when "
+        "it is there.",
+        show_default=False,
+    ),
     campaign: Path | None = typer.Option(
         None,
         "--campaign",
@@ -55,9 +63,10 @@ def report_command(
     the evidence they cite, a timeline, search, filters and sorting. It holds transcript
     text: keep it as the bundle."""
     if campaign is not None:
-        if bundle_dir is not None or output is not None or title is not None or rejections:
+        given = (bundle_dir, output, title, rejections, source)
+        if any(value is not None for value in given):
             raise ConfigurationError(
-                "--campaign takes no BUNDLE_DIR, --output, --title or --rejections",
+                "--campaign takes no BUNDLE_DIR, --output, --title, --rejections or --source",
                 hint="the campaign page is DIR/index.html",
             )
         print_receipt(api.campaign(campaign, glossary=glossary))
@@ -74,4 +83,11 @@ def report_command(
                 ".html (or --output - to print it here)",
             )
         output = "-"
-    api.report(bundle_dir, output=output, title=title, glossary=glossary, rejections=rejections)
+    api.report(
+        bundle_dir,
+        output=output,
+        title=title,
+        glossary=glossary,
+        rejections=rejections,
+        source=source,
+    )

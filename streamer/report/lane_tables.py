@@ -11,6 +11,8 @@ lane's *reference column* (the page shows it as links rather than as JSON).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,17 @@ class LaneTable:
     references: list[list[tuple[str, str]]]
     labels: dict[str, str]
     id_column: str | None
+    at: list[int | None] | None = None  # each record's place in the session, when known
+
+    def placed(self, positions: Mapping[str, int]) -> LaneTable:
+        """This table with ``at``: each record's place in the session, the document position
+        of the first unit it cites (``positions``: unit ID -> position; ``None`` when it
+        cites none found there)."""
+        at = [
+            min((positions[start] for start, _ in cited if start in positions), default=None)
+            for cited in self.references
+        ]
+        return dataclasses.replace(self, at=at)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +59,7 @@ class LaneTable:
             "reference_column": self.reference_column,
             "records": self.records,
             "references": [[list(pair) for pair in cited] for cited in self.references],
+            "at": self.at,
         }
 
 

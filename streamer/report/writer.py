@@ -11,7 +11,8 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
      "run": null, or what the run knows that the bundle does not (``RunNotes``):
             {"notes": {lane_id: why its rules could find nothing}, "not_run": [lane, ...],
              "not_run_why": what would add them, or null},
-     "lanes": [lane tables, in index.json order],
+     "lanes": [lane tables, in index.json order; each with "at": null, or per record the
+               source position of the first unit it cites, or null],
      "evidence": null when the bundle has no evidence context, else
                  {"window_units", "lanes" (the allowlist),
                   "units": [[unit_id, kind, text, speaker, start_ms, end_ms], ...],
@@ -25,7 +26,7 @@ the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -92,6 +93,7 @@ def write_report(
     party: Party | None = None,
     rejections: Mapping[str, Mapping[str, int]] | None = None,
     run: RunNotes | None = None,
+    positions: Callable[[set[str]], Mapping[str, int] | None] | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
     document's rows and heads as the caller's validation of the bundle read them
@@ -99,10 +101,17 @@ def write_report(
 
     ``party`` gives a speaker (a player) their character (matched by name key);
     ``rejections`` gives per lane the count of rejected candidates by reason (counts only,
-    never values); ``run``, why lanes are empty or absent, when the run says."""
+    never values); ``run``, why lanes are empty or absent, when the run says;
+    ``positions(unit_ids)``, when the source is at hand: their positions in the source
+    document (the records' places in the session, for the timeline), or ``None``."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
+    if positions is not None:
+        cited = {start for table in tables for refs in table.references for start, _ in refs}
+        found = positions(cited)
+        if found is not None:
+            tables = [table.placed(found) for table in tables]
     shown_title = default_title(source["document_id"]) if title is None else title
     chunk_map = index.get("chunk_map")
     units_in_session = None if chunk_map is None else session_units(folder / chunk_map["file"])

@@ -24,6 +24,7 @@
       referenceColumn: lane.reference_column,
       records: lane.records,
       references: lane.references.map(function (cited) { return cited.map(unpackReference); }),
+      at: lane.at || null, // each record's place in the session (a source position), when known
     };
   }
   // The whole page's data; the parsed JSON is not kept (its rows are garbage once unpacked).

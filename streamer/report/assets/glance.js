@@ -68,12 +68,15 @@
     return item;
   }
   function renderTimeline() {
-    const end = timed ? Math.max(1, lastMs || 0) : Math.max(1, units.length - 1);
+    const count = placedInSession ? report.sessionUnits : units.length;
+    const end = timed ? Math.max(1, lastMs || 0) : Math.max(1, count - 1);
     const box = el("div", "timeline", []);
     box.id = "timeline";
     box.appendChild(el("div", "label", [timed
       ? "Timeline: each record at the time of its first cited unit"
-      : "Timeline: each record at the position of its first cited unit in the published evidence (no times)"]));
+      : placedInSession
+        ? "Timeline: each record at its first cited unit, along the whole session (no times)"
+        : "Timeline: each record at the position of its first cited unit in the published evidence (no times)"]));
     let rows = 0;
     lanes.forEach(function (lane, l) {
       const placed = []; // {at (time or position), record}
@@ -89,7 +92,7 @@
     else {
       box.appendChild(el("div", "scale", [
         el("span", "", [timed ? clock(0) : "unit 1"]),
-        el("span", "", [timed ? clock(end) : "unit " + units.length.toLocaleString("en-US")]),
+        el("span", "", [timed ? clock(end) : "unit " + count.toLocaleString("en-US")]),
       ]));
     }
     glance.appendChild(box);

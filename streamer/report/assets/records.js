@@ -46,8 +46,13 @@
     const text = parts.join(" \u00b7 ");
     return text.length > 120 ? text.slice(0, 117) + "..." : text;
   }
-  // Where a record happened: the time of its first cited unit, else that unit's position.
+  // The session's positions are known (the report was given the source): untimed records
+  // are placed at their first cited unit's position in the session, not in the evidence.
+  const placedInSession = !timed && report.sessionUnits !== null && lanes.some(function (lane) { return lane.at !== null; });
+  // Where a record happened: the time of its first cited unit, else that unit's position
+  // (in the session when known, else in the published evidence).
   function recordPlace(l, r) {
+    if (placedInSession) return lanes[l].at === null ? null : lanes[l].at[r];
     let best = null;
     for (const span of resolved[l][r]) if (span && (best === null || span.first < best)) best = span.first;
     if (best === null) return null;
