@@ -37,7 +37,7 @@ BIG_UNITS = 100_000
 PAGE = 100  # rows a unit list shows at once (report/assets/tables.js)
 
 try:
-    from playwright.sync_api import BrowserContext, Dialog, Page, sync_playwright
+    from playwright.sync_api import BrowserContext, Dialog, Page, Playwright, sync_playwright
 except ImportError:  # pragma: no cover - the lock file installs it
     sync_playwright = None  # type: ignore[assignment]
 if (sync_playwright is None or not CHROMIUM.exists()) and not os.environ.get("CI"):
@@ -49,17 +49,32 @@ if (sync_playwright is None or not CHROMIUM.exists()) and not os.environ.get("CI
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=ARGS,
-            viewport={"width": 1400, "height": 900},
-        )
-        yield context
-        context.close()
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as started:
+        yield started
+
+
+def launched(
+    playwright: Playwright, profile: Path, *, width: int = 1400, scripts: bool = True
+) -> BrowserContext:
+    """Debian's chromium, headless, with a profile of its own (``scripts``: JavaScript on)."""
+    return playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=ARGS,
+        viewport={"width": width, "height": 900},
+        java_script_enabled=scripts,
+    )
+
+
+@pytest.fixture(scope="module")
+def browser(
+    playwright: Playwright, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BrowserContext]:
+    context = launched(playwright, tmp_path_factory.mktemp("profile"))
+    yield context
+    context.close()
 
 
 class Requests:
@@ -723,3 +738,30 @@ def test_the_timeline_places_records_along_the_whole_session(page: Page, tmp_pat
     )
     assert marks == ["10", "900.9"]  # units 11 and 901 of 1,000, not side by side
     assert page.text_content("#timeline .scale") == "unit 1unit 1,000"
+
+
+def test_the_glance_and_the_tables_are_read_without_a_script(
+    playwright: Playwright, tmp_path: Path
+) -> None:
+    session = REPO / "fixtures" / "quickstart" / "session.vtt"
+    result = api.run(None, session, None, tmp_path / "out", warn=lambda _: None)
+    context = launched(playwright, tmp_path / "profile", width=420, scripts=False)
+    try:
+        page = context.new_page()
+        page.goto(result.report.as_uri())
+        assert page.locator("#app").inner_html() == ""  # no script ran
+        glance = page.locator(".static ul").first.inner_text().splitlines()
+        rows = page.eval_on_selector_all(
+            ".static table tbody tr",
+            "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))",
+        )
+        headings = page.eval_on_selector_all(".static th", "cells => cells.map(c => c.textContent)")
+    finally:
+        context.close()
+    assert glance[2:] == [
+        "spells 2 records",
+        "not run combat-turns, item-events, scene-descriptions (they need a model server: "
+        "streamer run --model-url URL --model NAME)",
+    ]
+    assert headings == ["#", "Spell", "Caster", "Evidence"]
+    assert rows == [["1", "Shield", "unknown", "u000002"], ["2", "Fireball", "unknown", "u000004"]]

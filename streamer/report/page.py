@@ -94,21 +94,25 @@ def _policy(script: str, style: str) -> str:
     )
 
 
-def head(title: str) -> bytes:
-    """Everything before the embedded data."""
+def head(title: str, static: bytes = b"") -> bytes:
+    """Everything before the embedded data; ``static``: the page without its script (a
+    ``<noscript>`` element, ``static_tables``)."""
     return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">\n'
-        '<meta name="referrer" content="no-referrer">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(title)}</title>\n"
-        f"<style>{_asset('report.css')}</style>\n"
-        "</head>\n<body>\n"
-        "<noscript>This report shows its data with JavaScript.</noscript>\n"
-        '<div id="app"></div>\n'
-        f'<script type="application/json" id="{DATA_ELEMENT_ID}">'
-    ).encode()
+        (
+            "<!DOCTYPE html>\n"
+            '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy()}">\n'
+            '<meta name="referrer" content="no-referrer">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{html.escape(title)}</title>\n"
+            f"<style>{_asset('report.css')}</style>\n"
+            "</head>\n<body>\n"
+        ).encode()
+        + (static or b"<noscript>This report shows its data with JavaScript.</noscript>\n")
+        + (
+            f'<div id="app"></div>\n<script type="application/json" id="{DATA_ELEMENT_ID}">'
+        ).encode()
+    )
 
 
 def tail() -> bytes:

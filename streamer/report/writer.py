@@ -42,6 +42,7 @@ from streamer.report.embedding import script_safe
 from streamer.report.evidence_rows import EvidenceRows
 from streamer.report.evidence_stream import read_header, session_units
 from streamer.report.lane_tables import lane_table
+from streamer.report.static_tables import static_page
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,10 @@ def write_report(
     shown_title = default_title(source["document_id"]) if title is None else title
     chunk_map = index.get("chunk_map")
     units_in_session = None if chunk_map is None else session_units(folder / chunk_map["file"])
-    out.write(page.head(shown_title))
+    notes = {} if run is None else run.notes
+    not_run = ((), None) if run is None else (run.not_run, run.not_run_why)
+    static = static_page(shown_title, source["document_id"], tables, notes, not_run, rejections)
+    out.write(page.head(shown_title, static))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
     characters = party.as_written(evidence.speakers) if party else []
