@@ -23,7 +23,7 @@ from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
 from streamer.api.normalization import glossary_of
 from streamer.api.sources import Source, open_source
-from streamer.configuration import Configuration
+from streamer.configuration import Configuration, LaneConfig
 from streamer.extraction.cache import ResponseCache
 from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
 from streamer.extraction.run import (
@@ -37,7 +37,7 @@ from streamer.extraction.transport import ChatTransport
 from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
-from streamer.framework.kinds.extraction_spec import RulesContext
+from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContext
 from streamer.framework.party import Party
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
@@ -110,7 +110,8 @@ class ExtractResult:
 def _plan_lanes(
     config: Configuration, selection: Sequence[str] | None
 ) -> tuple[list[LanePlan], list[str]]:
-    settings = config.extraction
+    """One plan per lane and engine (a lane with several engines has one for each, in the
+    order the lane names them), and the lanes skipped (never extracted)."""
     plans: list[LanePlan] = []
     skipped: list[str] = []
     for lane_id in effective_lanes(config, selection):
@@ -124,50 +125,54 @@ def _plan_lanes(
                 )
             skipped.append(lane_id)
             continue
-        engine = ENGINES.get(lane.engine or settings.engine)
-        if not engine.asks_model:
-            assert engine.extractor is not None
-            extractor = engine.extractor(lane.kind)
-            if extractor is None:
-                raise ConfigurationError(
-                    f"lane {quoted(lane_id)}: engine {engine.name} does not extract artifact "
-                    f"kind {lane.kind.name}",
-                    hint=f"engine {engine.name} extracts: "
-                    + (", ".join(_kinds_of(engine)) or "no installed kind")
-                    + "; give this lane engine: "
-                    + " or ".join(name for name in ENGINES.names() if name != engine.name),
-                )
-            plans.append(
-                LanePlan(
-                    lane_id, lane.kind, spec, engine.name, None, extractor.version, {}, extractor
-                )
-            )
-            continue
-        for key, value in (("base_url", settings.base_url), ("model", settings.model)):
-            if value is None:
-                raise ConfigurationError(
-                    f"$.pipeline.extraction.{key} is required: lane {quoted(lane_id)} uses "
-                    f"engine {engine.name}",
-                    hint="see docs/extraction.md for each server, or give the lane engine: "
-                    + " or ".join(_local_engines()),
-                )
-        # The structured-output mode an answer was asked in joins these in its cache key.
-        # max_tokens does not: it cuts an answer, and a cut answer is never cached.
-        parameters = {"temperature": settings.temperature}
-        max_tokens = lane.max_tokens or settings.max_tokens
-        plans.append(
-            LanePlan(
-                lane_id,
-                lane.kind,
-                spec,
-                engine.name,
-                settings.model,
-                spec.prompt.id,
-                parameters,
-                max_tokens=max_tokens,
-            )
-        )
+        for name in lane.engine_names(config.extraction.engine):
+            plans.append(_lane_plan(config, lane, spec, ENGINES.get(name)))
     return plans, skipped
+
+
+def _lane_plan(
+    config: Configuration, lane: LaneConfig, spec: ExtractionSpec, engine: Engine
+) -> LanePlan:
+    """How ``engine`` extracts ``lane``: a local engine's chunk extractor, or the model."""
+    lane_id = lane.id
+    settings = config.extraction
+    if not engine.asks_model:
+        assert engine.extractor is not None
+        extractor = engine.extractor(lane.kind)
+        if extractor is None:
+            raise ConfigurationError(
+                f"lane {quoted(lane_id)}: engine {engine.name} does not extract artifact "
+                f"kind {lane.kind.name}",
+                hint=f"engine {engine.name} extracts: "
+                + (", ".join(_kinds_of(engine)) or "no installed kind")
+                + "; give this lane engine: "
+                + " or ".join(name for name in ENGINES.names() if name != engine.name),
+            )
+        return LanePlan(
+            lane_id, lane.kind, spec, engine.name, None, extractor.version, {}, extractor
+        )
+    for key, value in (("base_url", settings.base_url), ("model", settings.model)):
+        if value is None:
+            raise ConfigurationError(
+                f"$.pipeline.extraction.{key} is required: lane {quoted(lane_id)} uses "
+                f"engine {engine.name}",
+                hint="see docs/extraction.md for each server, or give the lane engine: "
+                + " or ".join(_local_engines()),
+            )
+    # The structured-output mode an answer was asked in joins these in its cache key.
+    # max_tokens does not: it cuts an answer, and a cut answer is never cached.
+    parameters = {"temperature": settings.temperature}
+    max_tokens = lane.max_tokens or settings.max_tokens
+    return LanePlan(
+        lane_id,
+        lane.kind,
+        spec,
+        engine.name,
+        settings.model,
+        spec.prompt.id,
+        parameters,
+        max_tokens=max_tokens,
+    )
 
 
 def _local_engines() -> list[str]:
