@@ -41,7 +41,7 @@ from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContex
 from streamer.framework.party import Party
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
-from streamer.normalization.glossary import party_of
+from streamer.normalization.glossary import Glossary, party_of
 from streamer.output.publication import DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"
@@ -199,19 +199,30 @@ def _api_key(config: Configuration) -> str | None:
     return key
 
 
-def _rules_context(
-    config: Configuration,
-    glossary: str | os.PathLike[str] | None,
-    party: Mapping[str, str] | None,
-) -> RulesContext:
-    """What the rules read of the glossary (``--glossary``, else
-    ``pipeline.normalization.glossary``): its ``party`` as speaker -> character (or
-    ``party`` when given), its ``names`` and its alias sections; empty without one."""
+def _rules_glossary(
+    config: Configuration, glossary: str | os.PathLike[str] | None, party: bool
+) -> Glossary | None:
+    """The glossary the rules read (``--glossary``, else
+    ``pipeline.normalization.glossary``; ``None`` without one), its ``party`` checked
+    whole (every session's entries) unless ``party`` is given: before the source is read."""
     if glossary is None and config.normalization.glossary is None:
-        return RulesContext(Party(party or {}))
+        return None
     terms = glossary_of(config, glossary)
+    if not party:
+        party_of(terms)
+    return terms
+
+
+def _rules_context(
+    terms: Glossary | None, party: Mapping[str, str] | None, session: str
+) -> RulesContext:
+    """What the rules read of the glossary: its ``party`` in ``session`` (the document
+    ID) as speaker -> character (or ``party`` when given), its ``names`` and its alias
+    sections; empty without one."""
+    if terms is None:
+        return RulesContext(Party(party or {}))
     return RulesContext(
-        party_of(terms) if party is None else Party(party),
+        party_of(terms, session) if party is None else Party(party),
         dict(terms.names.items()),
         {section: dict(names.items()) for section, names in terms.aliases.items()},
     )
@@ -246,18 +257,18 @@ def extract(
 
     ``cache_dir`` defaults to ``output_dir/.cache``; ``no_cache`` asks again for every
     chunk (the new answers replace the cached ones). The rules' casters come from the
-    glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``), or from
-    ``party`` (speaker -> character) when given. The key is read from the environment
-    variable ``pipeline.extraction.api_key_env`` names. A lane one of whose chunks fails
+    glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``) in this
+    session (the source's document ID), or from ``party`` (speaker -> character) when
+    given. The key is read from the environment variable ``pipeline.extraction.api_key_env``
+    names. A lane one of whose chunks fails
     writes no file: see ``ExtractResult.failed_lanes``.
     ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
     again, and its chunks are cut from it each time they are read (the same chunks).
     """
     plans, skipped = _plan_lanes(config, lanes)
     model_lanes = [plan for plan in plans if plan.extractor is None]
-    context = (
-        _rules_context(config, glossary, party) if len(model_lanes) < len(plans) else RulesContext()
-    )
+    rules = len(model_lanes) < len(plans)
+    terms = _rules_glossary(config, glossary, party is not None) if rules else None
     api_key = _api_key(config) if model_lanes else None
     output = Path(output_dir)
     cache_folder = output / CACHE_FOLDER if cache_dir is None else Path(cache_dir)
@@ -268,6 +279,7 @@ def extract(
         os.makedirs(output, mode=DIRECTORY_MODE, exist_ok=True)
         os.makedirs(cache_folder, mode=DIRECTORY_MODE, exist_ok=True)
         cache = ResponseCache(cache_folder)
+        context = _rules_context(terms, party, plan.document_id) if rules else RulesContext()
         report = progress or (lambda lane_id, done, total: None)
         if model_lanes:
             settings = config.extraction
