@@ -104,7 +104,7 @@ def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
         "combat-turns": None,
         "item-events": None,
         "scene-descriptions": None,
-        **{lane: "rules" for lane in RULES_LANES},
+        **{lane: ["rules", "openai"] for lane in RULES_LANES},  # both: rules and the model
     }
     assert config["pipeline"]["extraction"] == {
         "base_url": "http://localhost:8080/v1",

@@ -132,6 +132,7 @@ GLOSSARY_TEMPLATE = """\
 party: []
 #  - {player: LAURA, character: "Vex'ahlia"}
 #  - {player: LIAM, character: "Vax'ildan"}
+#  - {player: TRAVIS, character: Taryon, sessions: [C1E085, C1E086]}  # those sessions only
 #
 # names: a canonical name and the ways the transcript writes it; every name-valued
 # member (an NPC's or a place's name, a caster, a holder) is written the canonical way,

@@ -23,7 +23,7 @@ from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
 from streamer.api.normalization import glossary_of
 from streamer.api.sources import Source, open_source
-from streamer.configuration import Configuration
+from streamer.configuration import Configuration, LaneConfig
 from streamer.extraction.cache import ResponseCache
 from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
 from streamer.extraction.run import (
@@ -37,11 +37,11 @@ from streamer.extraction.transport import ChatTransport
 from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
-from streamer.framework.kinds.extraction_spec import RulesContext
+from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContext
 from streamer.framework.party import Party
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
-from streamer.normalization.glossary import party_of
+from streamer.normalization.glossary import Glossary, party_of
 from streamer.output.publication import DIRECTORY_MODE, PRIVATE_DIRECTORY_MODE
 
 CACHE_FOLDER = ".cache"
@@ -110,7 +110,8 @@ class ExtractResult:
 def _plan_lanes(
     config: Configuration, selection: Sequence[str] | None
 ) -> tuple[list[LanePlan], list[str]]:
-    settings = config.extraction
+    """One plan per lane and engine (a lane with several engines has one for each, in the
+    order the lane names them), and the lanes skipped (never extracted)."""
     plans: list[LanePlan] = []
     skipped: list[str] = []
     for lane_id in effective_lanes(config, selection):
@@ -124,50 +125,54 @@ def _plan_lanes(
                 )
             skipped.append(lane_id)
             continue
-        engine = ENGINES.get(lane.engine or settings.engine)
-        if not engine.asks_model:
-            assert engine.extractor is not None
-            extractor = engine.extractor(lane.kind)
-            if extractor is None:
-                raise ConfigurationError(
-                    f"lane {quoted(lane_id)}: engine {engine.name} does not extract artifact "
-                    f"kind {lane.kind.name}",
-                    hint=f"engine {engine.name} extracts: "
-                    + (", ".join(_kinds_of(engine)) or "no installed kind")
-                    + "; give this lane engine: "
-                    + " or ".join(name for name in ENGINES.names() if name != engine.name),
-                )
-            plans.append(
-                LanePlan(
-                    lane_id, lane.kind, spec, engine.name, None, extractor.version, {}, extractor
-                )
-            )
-            continue
-        for key, value in (("base_url", settings.base_url), ("model", settings.model)):
-            if value is None:
-                raise ConfigurationError(
-                    f"$.pipeline.extraction.{key} is required: lane {quoted(lane_id)} uses "
-                    f"engine {engine.name}",
-                    hint="see docs/extraction.md for each server, or give the lane engine: "
-                    + " or ".join(_local_engines()),
-                )
-        # The structured-output mode an answer was asked in joins these in its cache key.
-        # max_tokens does not: it cuts an answer, and a cut answer is never cached.
-        parameters = {"temperature": settings.temperature}
-        max_tokens = lane.max_tokens or settings.max_tokens
-        plans.append(
-            LanePlan(
-                lane_id,
-                lane.kind,
-                spec,
-                engine.name,
-                settings.model,
-                spec.prompt.id,
-                parameters,
-                max_tokens=max_tokens,
-            )
-        )
+        for name in lane.engine_names(config.extraction.engine):
+            plans.append(_lane_plan(config, lane, spec, ENGINES.get(name)))
     return plans, skipped
+
+
+def _lane_plan(
+    config: Configuration, lane: LaneConfig, spec: ExtractionSpec, engine: Engine
+) -> LanePlan:
+    """How ``engine`` extracts ``lane``: a local engine's chunk extractor, or the model."""
+    lane_id = lane.id
+    settings = config.extraction
+    if not engine.asks_model:
+        assert engine.extractor is not None
+        extractor = engine.extractor(lane.kind)
+        if extractor is None:
+            raise ConfigurationError(
+                f"lane {quoted(lane_id)}: engine {engine.name} does not extract artifact "
+                f"kind {lane.kind.name}",
+                hint=f"engine {engine.name} extracts: "
+                + (", ".join(_kinds_of(engine)) or "no installed kind")
+                + "; give this lane engine: "
+                + " or ".join(name for name in ENGINES.names() if name != engine.name),
+            )
+        return LanePlan(
+            lane_id, lane.kind, spec, engine.name, None, extractor.version, {}, extractor
+        )
+    for key, value in (("base_url", settings.base_url), ("model", settings.model)):
+        if value is None:
+            raise ConfigurationError(
+                f"$.pipeline.extraction.{key} is required: lane {quoted(lane_id)} uses "
+                f"engine {engine.name}",
+                hint="see docs/extraction.md for each server, or give the lane engine: "
+                + " or ".join(_local_engines()),
+            )
+    # The structured-output mode an answer was asked in joins these in its cache key.
+    # max_tokens does not: it cuts an answer, and a cut answer is never cached.
+    parameters = {"temperature": settings.temperature}
+    max_tokens = lane.max_tokens or settings.max_tokens
+    return LanePlan(
+        lane_id,
+        lane.kind,
+        spec,
+        engine.name,
+        settings.model,
+        spec.prompt.id,
+        parameters,
+        max_tokens=max_tokens,
+    )
 
 
 def _local_engines() -> list[str]:
@@ -194,19 +199,30 @@ def _api_key(config: Configuration) -> str | None:
     return key
 
 
-def _rules_context(
-    config: Configuration,
-    glossary: str | os.PathLike[str] | None,
-    party: Mapping[str, str] | None,
-) -> RulesContext:
-    """What the rules read of the glossary (``--glossary``, else
-    ``pipeline.normalization.glossary``): its ``party`` as speaker -> character (or
-    ``party`` when given), its ``names`` and its alias sections; empty without one."""
+def _rules_glossary(
+    config: Configuration, glossary: str | os.PathLike[str] | None, party: bool
+) -> Glossary | None:
+    """The glossary the rules read (``--glossary``, else
+    ``pipeline.normalization.glossary``; ``None`` without one), its ``party`` checked
+    whole (every session's entries) unless ``party`` is given: before the source is read."""
     if glossary is None and config.normalization.glossary is None:
-        return RulesContext(Party(party or {}))
+        return None
     terms = glossary_of(config, glossary)
+    if not party:
+        party_of(terms)
+    return terms
+
+
+def _rules_context(
+    terms: Glossary | None, party: Mapping[str, str] | None, session: str
+) -> RulesContext:
+    """What the rules read of the glossary: its ``party`` in ``session`` (the document
+    ID) as speaker -> character (or ``party`` when given), its ``names`` and its alias
+    sections; empty without one."""
+    if terms is None:
+        return RulesContext(Party(party or {}))
     return RulesContext(
-        party_of(terms) if party is None else Party(party),
+        party_of(terms, session) if party is None else Party(party),
         dict(terms.names.items()),
         {section: dict(names.items()) for section, names in terms.aliases.items()},
     )
@@ -241,18 +257,18 @@ def extract(
 
     ``cache_dir`` defaults to ``output_dir/.cache``; ``no_cache`` asks again for every
     chunk (the new answers replace the cached ones). The rules' casters come from the
-    glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``), or from
-    ``party`` (speaker -> character) when given. The key is read from the environment
-    variable ``pipeline.extraction.api_key_env`` names. A lane one of whose chunks fails
+    glossary's ``party`` (``glossary``, else ``pipeline.normalization.glossary``) in this
+    session (the source's document ID), or from ``party`` (speaker -> character) when
+    given. The key is read from the environment variable ``pipeline.extraction.api_key_env``
+    names. A lane one of whose chunks fails
     writes no file: see ``ExtractResult.failed_lanes``.
     ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
     again, and its chunks are cut from it each time they are read (the same chunks).
     """
     plans, skipped = _plan_lanes(config, lanes)
     model_lanes = [plan for plan in plans if plan.extractor is None]
-    context = (
-        _rules_context(config, glossary, party) if len(model_lanes) < len(plans) else RulesContext()
-    )
+    rules = len(model_lanes) < len(plans)
+    terms = _rules_glossary(config, glossary, party is not None) if rules else None
     api_key = _api_key(config) if model_lanes else None
     output = Path(output_dir)
     cache_folder = output / CACHE_FOLDER if cache_dir is None else Path(cache_dir)
@@ -263,6 +279,7 @@ def extract(
         os.makedirs(output, mode=DIRECTORY_MODE, exist_ok=True)
         os.makedirs(cache_folder, mode=PRIVATE_DIRECTORY_MODE, exist_ok=True)
         cache = ResponseCache(cache_folder)
+        context = _rules_context(terms, party, plan.document_id) if rules else RulesContext()
         report = progress or (lambda lane_id, done, total: None)
         if model_lanes:
             settings = config.extraction

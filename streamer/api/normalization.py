@@ -22,6 +22,7 @@ from streamer.configuration import Configuration
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.lane_outputs import DocumentSource, lane_output_path
+from streamer.framework.party import Party
 from streamer.framework.source.accepted import AcceptedSource, UnitsByPosition
 from streamer.framework.source.reader import DEFAULT_BUFFER_SIZE
 from streamer.normalization.candidates import (
@@ -29,7 +30,7 @@ from streamer.normalization.candidates import (
     candidates_path,
     read_candidates_file,
 )
-from streamer.normalization.glossary import Glossary, load_glossary, party_of
+from streamer.normalization.glossary import PARTY, SESSIONS, Glossary, load_glossary, party_of
 from streamer.normalization.lanes import (
     Canonical,
     Grounds,
@@ -133,6 +134,8 @@ def normalize(
     read = _read_candidates(config, run_lanes, directory, terms, strict)
     grounds = _source_pass(config, source, read, terms, buffer_size, progress)
     _check_headers(read, grounds.document)
+    session = grounds.document.document_id  # a session is a document
+    from_glossary = _session_records(config, terms, from_glossary, session)
     results = [_lane_result(config, lane_id, read, grounds, from_glossary) for lane_id in run_lanes]
     files = _publish(destination, results, strict=strict, force=force)
     missing = [result.lane_id for result in results if result.output is None]
@@ -159,14 +162,45 @@ def _glossary_records(
     config: Configuration, run_lanes: Sequence[str], terms: Glossary
 ) -> dict[str, tuple[Any, ...]]:
     """The records of the run's lanes that come from a glossary section (the party
-    roster), checked by their kinds before anything else reads the section."""
+    roster), checked by their kinds before anything else reads the section (the party's
+    entries of every session; ``_lane_result`` keeps the session's)."""
     records: dict[str, tuple[Any, ...]] = {}
     for lane_id in run_lanes:
         kind = config.lane(lane_id).kind
         section = spec_of(kind).glossary_section
         if section is not None and section in terms.sections:
-            records[lane_id] = glossary_records(kind, terms.sections[section], "glossary")
+            entries = terms.sections[section]
+            if section == PARTY:
+                entries = [_without_sessions(entry) for entry in entries]
+            records[lane_id] = glossary_records(kind, entries, "glossary")
     return records
+
+
+def _without_sessions(entry: Any) -> Any:
+    if not isinstance(entry, dict):
+        return entry
+    return {key: value for key, value in entry.items() if key != SESSIONS}
+
+
+def _session_records(
+    config: Configuration,
+    terms: Glossary,
+    from_glossary: dict[str, tuple[Any, ...]],
+    session: str,
+) -> dict[str, tuple[Any, ...]]:
+    """Of the glossary lanes' records (one per entry of their section), those that hold in
+    ``session`` (the document ID): for the party, the entries without ``sessions`` and
+    those naming it."""
+    kept = dict(from_glossary)
+    for lane_id, records in from_glossary.items():
+        if spec_of(config.lane(lane_id).kind).glossary_section == PARTY:
+            entries = terms.sections[PARTY]
+            kept[lane_id] = tuple(
+                record
+                for record, entry in zip(records, entries, strict=True)
+                if not isinstance(entry, dict) or session in entry.get(SESSIONS, [session])
+            )
+    return kept
 
 
 @dataclass
@@ -193,7 +227,8 @@ def _read_candidates(
 ) -> _Candidates:
     """Read each lane's candidates file; with ``strict`` support, tell each lane's check
     what its candidates claim."""
-    party = party_of(terms)
+    party_of(terms)  # every entry checked first, whatever the sessions
+    parties: dict[str, Party] = {}  # session (a document ID) -> its party
     read = _Candidates()
     for lane_id in run_lanes:
         kind = config.lane(lane_id).kind
@@ -211,6 +246,11 @@ def _read_candidates(
             continue
         file = read.files[lane_id] = read_candidates_file(path, lane_id, kind.name)
         if strict:
+            # the session is the document the header names (checked against the source later)
+            session = file.header.document_id
+            if session not in parties:
+                parties[session] = party_of(terms, session)
+            party = parties[session]
             check = read.checks[lane_id] = Support(spec, terms.names, party, terms.aliases)
             made = read.canonical[lane_id] = {}
         for raw in file.candidates:

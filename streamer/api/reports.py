@@ -72,9 +72,17 @@ def _glossary_sections(registry: ArtifactKindRegistry) -> set[str]:
     }
 
 
-def glossary_party(path: str | os.PathLike[str], registry: ArtifactKindRegistry) -> Party:
-    """The glossary's ``party`` (empty without one)."""
-    return party_of(load_glossary(Path(path), _glossary_sections(registry)))
+def glossary_party(
+    path: str | os.PathLike[str], registry: ArtifactKindRegistry, session: str | None = None
+) -> Party:
+    """The glossary's ``party`` in ``session`` (a document ID; empty without one)."""
+    return party_of(load_glossary(Path(path), _glossary_sections(registry)), session)
+
+
+def _bundle_session(folder: Path) -> str:
+    """The session of a (valid) bundle: its source document's ID."""
+    index = orjson.loads((folder / INDEX_FILE).read_bytes())
+    return str(index["source"]["document_id"])
 
 
 def bundle_party(folder: Path, registry: ArtifactKindRegistry) -> Party:
@@ -154,7 +162,8 @@ def report(
         check_output_destination(output)
     folder = Path(bundle_dir)
     registry = registry or default_registry()
-    party = None if glossary is None else glossary_party(glossary, registry)
+    if glossary is not None:
+        glossary_party(glossary, registry)  # a bad glossary fails before the bundle is read
     counts = (
         rejection_counts(rejections) if isinstance(rejections, (str, os.PathLike)) else rejections
     )
@@ -168,8 +177,10 @@ def report(
                 f"bundle {shown_path(folder)} is not valid ({problems}): {checked.problems[0]}",
                 hint=f"'streamer validate {shown_path(folder)}' lists every problem",
             )
-        if party is None:
+        if glossary is None:
             party = bundle_party(folder, registry)
+        else:  # the glossary's party in the bundle's session (the first: checked early)
+            party = glossary_party(glossary, registry, _bundle_session(folder))
         summary: list[ReportSummary] = []
         publish_to(
             output,

@@ -6,7 +6,8 @@ transcript (one per kind, named by the kind's default lane), on the built-in rul
 the kind has them; a kind that needs a model gets its lane only when a model server is
 named (``--model-url`` and ``--model``, or the ``OPENAI_BASE_URL`` and ``OPENAI_MODEL``
 variables; ``OPENAI_API_KEY``, when set, is the key: the configuration names the variable,
-never the key). Evidence is published for every lane but those of broad kinds
+never the key), and then a kind with rules runs on both (``engine: [rules, openai]``: a
+record both find is one record). Evidence is published for every lane but those of broad kinds
 (``ArtifactKind.broad``: scene descriptions): the spec's policy names them only expressly.
 Everything else is the documented default.
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import orjson
 
-from streamer.configuration.extraction_settings import ExtractionConfig
+from streamer.configuration.extraction_settings import DEFAULT_ENGINE, ExtractionConfig
 from streamer.configuration.model import (
     DEFAULT_WINDOW_UNITS,
     ChunkingConfig,
@@ -86,9 +87,12 @@ def default_configuration(
         extraction = kind.extraction
         if extraction is None:
             continue  # never extracted (the party roster): it needs a glossary
-        if extraction.rules is not None:
-            lanes.append(LaneConfig(kind.default_lane, kind, "rules"))
-        elif server is not None:
+        if server is None:
+            if extraction.rules is not None:
+                lanes.append(LaneConfig(kind.default_lane, kind, "rules"))
+        elif extraction.rules is not None:  # both: the rules' and the model's candidates
+            lanes.append(LaneConfig(kind.default_lane, kind, engines=("rules", DEFAULT_ENGINE)))
+        else:
             lanes.append(LaneConfig(kind.default_lane, kind, None))
     allowlist = tuple(
         sorted(lane.id for lane in lanes if lane.kind.exposes_evidence and not lane.kind.broad)
@@ -146,10 +150,17 @@ def _lanes(lanes: Sequence[LaneConfig], unused_kinds: Collection[str]) -> list[s
     lines = [
         "  # The lanes: one a kind of record. engine: rules uses the built-in rules (no model);",
         "  # a lane without engine asks the model server of pipeline.extraction.",
-        "  lanes:",
     ]
+    if any(lane.engines for lane in lanes):
+        lines += [
+            "  # A list of engines runs each; a record both find is one record (the receipt's",
+            "  # engines say how many each found).",
+        ]
+    lines.append("  lanes:")
     for lane in lanes:
         engine = f", engine: {lane.engine}" if lane.engine is not None else ""
+        if lane.engines:
+            engine = f", engine: [{', '.join(lane.engines)}]"
         lines.append(
             f"    - {{id: {_scalar(lane.id)}, artifact_kind: {lane.kind.name}{engine}}}"
             f"  # {lane.kind.question}"

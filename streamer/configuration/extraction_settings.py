@@ -81,6 +81,23 @@ def engine_name(value: Any, path: str) -> str:
     return str(value)
 
 
+def lane_engines(value: Any, path: str) -> tuple[str, ...]:
+    """A lane's ``engine``: one installed engine's name, or a list of distinct ones (the
+    lane runs on each: ``engine: [rules, openai]``)."""
+    if not isinstance(value, list):
+        return (engine_name(value, path),)
+    if not value:
+        raise ConfigurationError(
+            f"{path} must be an engine or a non-empty list of engines",
+            hint="e.g. engine: rules, or engine: [rules, openai]",
+        )
+    engines = tuple(engine_name(item, f"{path}[{index}]") for index, item in enumerate(value))
+    for index, engine in enumerate(engines):
+        if engine in engines[:index]:
+            raise ConfigurationError(f"{path}[{index}]: engine {engine} is named twice")
+    return engines
+
+
 def resolve_extraction(value: Any) -> ExtractionConfig:
     """``pipeline.extraction`` (``None`` when absent: every default)."""
     if value is None:

@@ -23,12 +23,21 @@ DEFAULT_OUTPUT_MODULE = "json"  # output.module when absent (a streamer.outputs 
 @dataclass(frozen=True)
 class LaneConfig:
     """A configured final lane and the artifact kind of its normalized output;
-    ``engine`` and ``max_tokens`` are the lane's own (``None``: ``pipeline.extraction``'s)."""
+    ``engine`` and ``max_tokens`` are the lane's own (``None``: ``pipeline.extraction``'s).
+    ``engines``: the lane's engines when it names several (``engine: [rules, openai]``),
+    each run on every chunk, their candidates normalized together; ``engine`` is then
+    ``None``."""
 
     id: str
     kind: ArtifactKind[Any]
     engine: str | None = None
     max_tokens: int | None = None
+    engines: tuple[str, ...] = ()
+
+    def engine_names(self, default: str) -> tuple[str, ...]:
+        """The engines that extract the lane: its own, else ``default``
+        (``pipeline.extraction.engine``)."""
+        return self.engines or (self.engine or default,)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from streamer.configuration.extraction_settings import (
-    engine_name,
+    lane_engines,
     max_tokens_value,
     resolve_extraction,
 )
@@ -127,13 +127,15 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
         if not isinstance(kind_name, str):
             raise ConfigurationError(f"{path}.artifact_kind must be a string")
         kind = registry.get(kind_name, where=f"{path}.artifact_kind")
-        engine = engine_name(lane["engine"], f"{path}.engine") if "engine" in lane else None
+        engines = lane_engines(lane["engine"], f"{path}.engine") if "engine" in lane else ()
         max_tokens = (
             max_tokens_value(lane["max_tokens"], f"{path}.max_tokens")
             if "max_tokens" in lane
             else None
         )
-        lanes.append(LaneConfig(lane_id, kind, engine, max_tokens))
+        several = engines if len(engines) > 1 else ()
+        engine = engines[0] if len(engines) == 1 else None
+        lanes.append(LaneConfig(lane_id, kind, engine, max_tokens, several))
     return tuple(lanes)
 
 

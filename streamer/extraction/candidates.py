@@ -4,6 +4,9 @@ The first line is the header (``lane_id``, ``artifact_kind``, ``source``, ``extr
 ``engine``, ``model``, ``prompt``; no ``model`` for the rules, whose ``prompt`` is the rules'
 version), every other line one candidate (``chunk_id``,
 ``record``), compact JSON, ordered by chunk and then by position in the chunk's answer.
+A lane with several engines has ``extractors`` (one ``extractor`` each, in the lane's
+order) instead of ``extractor``, and each candidate names its engine (``chunk_id``,
+``engine``, ``record``), a chunk's candidates engine by engine.
 The file is written atomically and owner-only: it holds values taken from the transcript.
 """
 
@@ -42,6 +45,28 @@ def header(
     }
 
 
+Extractor = tuple[str, str, str, str | None, str]
+"""(lane ID, kind name, engine, model, prompt): one engine of one lane, as ``header`` takes."""
+
+
+def lane_headers(
+    document_id: str, semantic_digest: str, extractors: list[Extractor]
+) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """Each lane's header (in the order the lanes come) and the lanes with several
+    engines (adjacent in ``extractors``), whose header has ``extractors`` (one
+    ``extractor`` each, in order) instead of ``extractor``."""
+    heads: dict[str, list[dict[str, Any]]] = {}
+    for lane_id, kind_name, engine, model, prompt in extractors:
+        head = header(lane_id, kind_name, document_id, semantic_digest, engine, model, prompt)
+        heads.setdefault(lane_id, []).append(head)
+    several = {lane_id for lane_id, each in heads.items() if len(each) > 1}
+    merged = {lane_id: each[0] for lane_id, each in heads.items()}
+    for lane_id in several:
+        first = {key: value for key, value in merged[lane_id].items() if key != "extractor"}
+        merged[lane_id] = {**first, "extractors": [head["extractor"] for head in heads[lane_id]]}
+    return merged, several
+
+
 class CandidatesWriter:
     """A candidates file being written: its header, then ``add`` each chunk's records in
     chunk order; published (atomically) when the ``candidates_file`` block ends."""
@@ -50,9 +75,13 @@ class CandidatesWriter:
         self._out = out
         self.count = 0
 
-    def add(self, chunk_id: str, records: list[dict[str, Any]]) -> None:
+    def add(self, chunk_id: str, records: list[dict[str, Any]], engine: str | None = None) -> None:
+        """``engine``: the engine that found them, in a file of several engines."""
         for record in records:
-            self._out.write(compact({"chunk_id": chunk_id, "record": record}) + b"\n")
+            line = {"chunk_id": chunk_id, "record": record}
+            if engine is not None:
+                line = {"chunk_id": chunk_id, "engine": engine, "record": record}
+            self._out.write(compact(line) + b"\n")
             self.count += 1
 
 

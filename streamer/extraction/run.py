@@ -10,6 +10,8 @@
 2. Then, for every lane that did not fail, its candidates file is written in chunk order
    from the cache (or, for a local engine's lane, ``engine: rules`` or a plugin's, from its
    chunk extractor), whatever order the answers arrived in. A failed lane writes no file.
+   A lane with several engines (``engine: [rules, openai]``) is one plan per engine, and
+   one file: each candidate names its engine; one engine failed, the lane failed.
 
 Nothing is written into the output folder until every answer is in, so an interrupted run
 leaves the candidates files as they were and the cache with every answer it received.
@@ -25,7 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from streamer.extraction.cache import ResponseCache, cache_key
-from streamer.extraction.candidates import candidates_file, candidates_path, header
+from streamer.extraction.candidates import (
+    CandidatesWriter,
+    candidates_file,
+    candidates_path,
+    lane_headers,
+)
 from streamer.extraction.chunks import ChunkPlan, ExtractionChunk
 from streamer.extraction.negotiation import Negotiation
 from streamer.extraction.requests import (
@@ -339,33 +346,37 @@ def write_lane_files(
 ) -> None:
     """The candidates file of every lane that did not fail, in chunk order, all of them in
     one pass over the chunks (each rules lane answers a chunk as it goes by); a rules lane
-    that can find nothing with this context says why in its receipt (``note``)."""
-    writing = [lane for lane in lanes if not lane.failed]
+    that can find nothing with this context says why in its receipt (``note``). A lane
+    with several engines (a plan each, adjacent) writes one file, each chunk's records
+    engine by engine, each naming its engine; one engine failed, the lane writes none."""
+    failed = {lane.lane_id for lane in lanes if lane.failed}
+    writing = [lane for lane in lanes if lane.lane_id not in failed]
     for lane in writing:
         note = getattr(lane.extractor, "note", None)  # optional for a plugin's engine
         if callable(note):
             lane.note = note(context)
     if not writing:
         return
+    heads, several = lane_headers(
+        plan.document_id,
+        plan.semantic_digest,
+        [
+            (lane.lane_id, lane.kind.name, lane.engine, lane.model, lane.prompt_id)
+            for lane in writing
+        ],
+    )
     with contextlib.ExitStack() as files:
-        writers = []
-        for lane in writing:
-            head = header(
-                lane.lane_id,
-                lane.kind.name,
-                plan.document_id,
-                plan.semantic_digest,
-                lane.engine,
-                lane.model,
-                lane.prompt_id,
-            )
-            path = candidates_path(output_dir, lane.lane_id)
-            writers.append(files.enter_context(candidates_file(path, head)))
+        writers: dict[str, CandidatesWriter] = {}
+        for lane_id, head in heads.items():
+            path = candidates_path(output_dir, lane_id)
+            writers[lane_id] = files.enter_context(candidates_file(path, head))
         for chunk in plan.chunks():
-            for lane, writer in zip(writing, writers, strict=True):
-                writer.add(chunk.chunk_id, _records(plan, lane, chunk, cache, context, progress))
-    for lane, writer in zip(writing, writers, strict=True):
-        lane.stats.candidates = writer.count
+            for lane in writing:
+                records = _records(plan, lane, chunk, cache, context, progress)
+                engine = lane.engine if lane.lane_id in several else None
+                writers[lane.lane_id].add(chunk.chunk_id, records, engine)
+                lane.stats.candidates += len(records)
+    for lane in writing:
         lane.output = candidates_path(output_dir, lane.lane_id)
 
 

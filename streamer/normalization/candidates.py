@@ -4,9 +4,12 @@ candidate a line (``design/contract.md``, "Raw candidates").
 The header must be a JSON object with exactly ``lane_id`` (this lane), ``artifact_kind``
 (the lane's configured kind), ``source`` (``document_id`` and ``semantic_digest``, checked
 against the source document once it has been read) and ``extractor`` (an object of
-strings: provenance, copied into nothing). A missing or wrong header fails the run: the
-file is not this lane's. A candidate line that is not ``{"chunk_id": ..., "record": ...}``
-is rejected (``invalid_json`` or ``invalid_candidate``), and reading goes on. The file is
+strings: provenance, copied into nothing), or, for a lane with several engines,
+``extractors`` (two or more such objects, each naming a distinct ``engine``). A missing or
+wrong header fails the run: the file is not this lane's. A candidate line that is not
+``{"chunk_id": ..., "record": ...}`` (with ``extractors``: ``{"chunk_id": ..., "engine":
+..., "record": ...}``, ``engine`` one the header names) is rejected (``invalid_json`` or
+``invalid_candidate``), and reading goes on. The file is
 read line by line; only the parsed candidates are kept.
 """
 
@@ -27,7 +30,9 @@ from streamer.framework.kinds.lane_schema import DIGEST_PATTERN
 from streamer.normalization.rejections import Reason, Rejection
 
 _HEADER = ("lane_id", "artifact_kind", "source", "extractor")
+_SEVERAL = "extractors"  # instead of "extractor": a lane with several engines
 _CANDIDATE = frozenset({"chunk_id", "record"})
+_TAGGED = frozenset({"chunk_id", "engine", "record"})
 _DIGEST = re.compile(DIGEST_PATTERN.removesuffix("$") + r"\Z")
 
 
@@ -37,6 +42,7 @@ class CandidatesHeader:
     artifact_kind: str
     document_id: str
     semantic_digest: str
+    engines: tuple[str, ...] = ()  # a lane's several engines (its header's extractors)
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class RawCandidate:
     line: int
     chunk_id: str
     record: Any
+    engine: str | None = None  # which of the lane's several engines found it
 
 
 @dataclass
@@ -83,7 +90,7 @@ def read_candidates(stream: BinaryIO, name: str, lane_id: str, kind_name: str) -
     candidates: list[RawCandidate] = []
     rejections: list[Rejection] = []
     for number, line in enumerate(lines, start=2):
-        parsed = _candidate(line, number, lane_id)
+        parsed = _candidate(line, number, lane_id, header.engines)
         if isinstance(parsed, Rejection):
             rejections.append(parsed)
         else:
@@ -107,10 +114,12 @@ def _header(line: bytes, where: str, lane_id: str, kind_name: str) -> Candidates
         raise InputError(f"{where}: the header is not valid JSON") from None
     if type(data) is not dict:
         raise InputError(f"{where}: the header must be an object")
+    several = _SEVERAL in data
+    members = _HEADER if not several else (*_HEADER[:-1], _SEVERAL)
     for member in data:
-        if member not in _HEADER:
+        if member not in members:
             raise InputError(f"{where}: unknown member $.{quoted(member)} in the header")
-    for member in _HEADER:
+    for member in members:
         if member not in data:
             raise InputError(f"{where}: $.{member} is required")
     if data["lane_id"] != lane_id:
@@ -124,24 +133,52 @@ def _header(line: bytes, where: str, lane_id: str, kind_name: str) -> Candidates
         )
     if not _DIGEST.match(source["semantic_digest"]):
         raise InputError(f"{where}: $.source.semantic_digest must be sha256: and 64 hex digits")
-    extractor = data["extractor"]
-    if type(extractor) is not dict or not all(type(value) is str for value in extractor.values()):
+    engines = _engines(data[_SEVERAL], where) if several else ()
+    if not several and not _extractor(data["extractor"]):
         raise InputError(f"{where}: $.extractor must be an object of strings")
-    return CandidatesHeader(lane_id, kind_name, source["document_id"], source["semantic_digest"])
+    return CandidatesHeader(
+        lane_id, kind_name, source["document_id"], source["semantic_digest"], engines
+    )
 
 
-def _candidate(line: bytes, number: int, lane_id: str) -> RawCandidate | Rejection:
+def _extractor(value: Any) -> bool:
+    return type(value) is dict and all(type(item) is str for item in value.values())
+
+
+def _engines(value: Any, where: str) -> tuple[str, ...]:
+    """The engines of a header's ``extractors``: two or more objects of strings, each
+    naming a distinct ``engine``."""
+    if type(value) is not list or len(value) < 2:
+        raise InputError(f"{where}: $.extractors must be a list of two or more extractors")
+    engines: list[str] = []
+    for index, extractor in enumerate(value):
+        if not _extractor(extractor) or extractor.get("engine") in (None, *engines):
+            raise InputError(
+                f"{where}: $.extractors[{index}] must be an object of strings naming an "
+                "engine no other extractor names"
+            )
+        engines.append(extractor["engine"])
+    return tuple(engines)
+
+
+def _candidate(
+    line: bytes, number: int, lane_id: str, engines: tuple[str, ...]
+) -> RawCandidate | Rejection:
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
         return Rejection(lane_id, number, None, Reason.INVALID_JSON.value, "$")
     if type(data) is not dict:
         return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, "$")
-    if data.keys() != _CANDIDATE:
-        unknown = sorted(set(data) - _CANDIDATE)
-        path = "$" if unknown else f"$.{sorted(_CANDIDATE - set(data))[0]}"
+    expected = _TAGGED if engines else _CANDIDATE
+    if data.keys() != expected:
+        unknown = sorted(set(data) - expected)
+        path = "$" if unknown else f"$.{sorted(expected - set(data))[0]}"
         return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, path)
     chunk_id = data["chunk_id"]
     if type(chunk_id) is not str or not chunk_id:
         return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, "$.chunk_id")
-    return RawCandidate(number, chunk_id, data["record"])
+    engine = data.get("engine")
+    if engines and engine not in engines:
+        return Rejection(lane_id, number, None, Reason.INVALID_CANDIDATE.value, "$.engine")
+    return RawCandidate(number, chunk_id, data["record"], engine)

@@ -4,6 +4,7 @@
 ```yaml
 party:                       # a section: the records of a kind declaring it (party roster)
   - {player: LAURA, character: "Vex'ahlia"}
+  - {player: TRAVIS, character: Taryon, sessions: [C1E085, C1E086]}  # those sessions only
 names:                       # canonical name -> aliases, for every name-valued member
   "Vex'ahlia": [Vex, Vexahlia]
 spells:                      # an alias section: the group's own names of catalog values
@@ -14,7 +15,10 @@ spells:                      # an alias section: the group's own names of catalo
 registered kind's catalog member, read as ``names`` is (name -> aliases, compared by name
 key) and applied to that member before its catalog, by extraction's rules and
 normalization alike; every other top-level member must be the ``glossary_section`` of a
-registered kind, whose records it holds (validated by the kind itself, later). The file is
+registered kind, whose records it holds (validated by the kind itself, later). A ``party``
+entry may name the ``sessions`` it belongs to (document IDs: a session is a document); it is
+then the party's in those sessions only (``party_of``, ``session_entries``), and the
+others' entries hold everywhere. The file is
 read with the configuration's YAML loader (duplicate keys rejected). Errors are
 configuration errors (exit status 2) naming the glossary file and a JSON path, never a
 name: a glossary is as sensitive as the transcript.
@@ -41,6 +45,7 @@ NAMES = "names"
 
 
 PARTY = "party"  # the glossary's list of {player, character} (design/contract.md)
+SESSIONS = "sessions"  # a party entry's sessions (document IDs): the entry holds in those only
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ def parse_glossary(
             value = data[name]
             if not isinstance(value, list):
                 raise ConfigurationError(f"{where}: $.{name} must be a list")
+            if name == PARTY:
+                _check_sessions(value, where)
             found[name] = value
     aliases = {
         name: _names(data[name], where, name) for name in sorted(alias_sections) if name in data
@@ -143,7 +150,69 @@ def _which(position: int) -> str:
     return "its name" if position == 0 else f"its alias {position}"
 
 
-def party_of(terms: Glossary) -> Party:
-    """The glossary's ``party`` (empty without one); a malformed entry, or a player listed
-    twice, is a configuration error naming the file (``Party.of_records``)."""
-    return Party.of_records(terms.sections.get(PARTY, []), f"{terms.where}: $.{PARTY}")
+def _check_sessions(entries: list[Any], where: str) -> None:
+    """Each party entry's ``sessions``, when it has one: a non-empty list of session IDs."""
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or SESSIONS not in entry:
+            continue
+        sessions = entry[SESSIONS]
+        if (
+            not isinstance(sessions, list)
+            or not sessions
+            or not all(isinstance(item, str) and item.strip() for item in sessions)
+        ):
+            raise ConfigurationError(
+                f"{where}: $.{PARTY}[{index}].{SESSIONS} must be a non-empty list of session IDs",
+                hint="the document IDs of the sessions the entry belongs to, e.g. "
+                "sessions: [C1E001, C1E030]",
+            )
+
+
+def _check_players(entries: list[Any], where: str) -> None:
+    """A player listed twice is an error when both entries can hold in one session: one
+    of them without ``sessions``, or their ``sessions`` sharing one (a player's new
+    character is the same player in other sessions)."""
+    first: dict[str, list[tuple[int, frozenset[str] | None]]] = {}
+    for index, entry in enumerate(entries):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("player"), str)
+            and isinstance(entry.get("character"), str)
+        ):
+            raise ConfigurationError(
+                f"{where}[{index}] must be a mapping with player and character"
+            )
+        given = entry.get(SESSIONS)
+        sessions = None if given is None else frozenset(given)
+        for seen, theirs in first.setdefault(name_key(entry["player"]), []):
+            if sessions is None or theirs is None or sessions & theirs:
+                raise ConfigurationError(
+                    f"{where}[{index}]: its player is also listed in $.{PARTY}[{seen}]",
+                    hint="a player plays one character in a session; compared by name key "
+                    "(a new character: give each entry its sessions: [...])",
+                )
+        first[name_key(entry["player"])].append((index, sessions))
+
+
+def session_entries(entries: list[Any], session: str | None) -> list[Any]:
+    """The party entries that hold in ``session`` (a document ID), without ``sessions``:
+    every entry without ``sessions``, and those whose ``sessions`` name it (none of them
+    when ``session`` is ``None``)."""
+    kept = []
+    for entry in entries:
+        if isinstance(entry, dict) and SESSIONS in entry:
+            if session not in entry[SESSIONS]:
+                continue
+            entry = {key: value for key, value in entry.items() if key != SESSIONS}
+        kept.append(entry)
+    return kept
+
+
+def party_of(terms: Glossary, session: str | None = None) -> Party:
+    """The glossary's ``party`` in ``session`` (``session_entries``; empty without one); a
+    malformed entry (of any session), or a player listed twice for one session, is a
+    configuration error naming the file (``Party.of_records``)."""
+    entries = terms.sections.get(PARTY, [])
+    where = f"{terms.where}: $.{PARTY}"
+    _check_players(entries, where)  # every entry, of every session, with its own index
+    return Party.of_records(session_entries(entries, session), where)

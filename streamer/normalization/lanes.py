@@ -35,6 +35,8 @@ from streamer.normalization.rejections import Reason, Rejection
 from streamer.normalization.source_index import ChunkSpan
 from streamer.normalization.support import Support
 
+BOTH = "both"  # the receipt's count of the records every engine of a lane found
+
 
 @dataclass
 class LaneResult:
@@ -46,15 +48,20 @@ class LaneResult:
     rejected: Counter[str] = field(default_factory=Counter)
     rejections: list[Rejection] = field(default_factory=list)
     output: LaneOutput[Any] | None = None
+    engines: dict[str, int] | None = None
+    """A lane with several engines: the records each found, and ``both`` (all found)."""
 
     def receipt(self) -> dict[str, Any]:
-        return {
+        receipt = {
             "lane_id": self.lane_id,
             "candidates": self.candidates,
             "accepted": self.accepted,
             "rejected": dict(sorted(self.rejected.items())),
             "records": None if self.output is None else len(self.output.records),
         }
+        if self.engines is not None:
+            receipt["engines"] = self.engines
+        return receipt
 
 
 def spec_of(kind: ArtifactKind[Any]) -> NormalizationSpec:
@@ -182,7 +189,25 @@ def normalize_lane(lane: LaneCandidates, grounds: Grounds) -> LaneResult:
     result.rejections = rejections
     result.rejected = Counter(str(rejection.reason) for rejection in rejections)
     result.output = LaneOutput(lane_id, kind, source, _records(kind, spec, lane_id, source, groups))
+    if candidates.header.engines:
+        result.engines = found_by(candidates, groups)
     return result
+
+
+def found_by(candidates: CandidatesFile, groups: list[Group]) -> dict[str, int]:
+    """How many of the records (``groups``) each of the lane's engines found, and how
+    many all of them found (``both``): an engine found a record when at least one of the
+    candidates collapsed into it is that engine's."""
+    engines = candidates.header.engines
+    engine_of = {raw.line: raw.engine for raw in candidates.candidates}
+    counts = dict.fromkeys((*engines, BOTH), 0)
+    for group in groups:
+        found = {engine_of[line] for line in group.lines}
+        for engine in found:
+            counts[str(engine)] += 1
+        if len(found) == len(engines):
+            counts[BOTH] += 1
+    return counts
 
 
 def canonical_members(
