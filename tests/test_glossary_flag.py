@@ -58,7 +58,8 @@ GLOSSARY_MISTAKES = [
     pytest.param(
         PARTY + "- {player: june, character: Someone Else}\n",
         "glossary glossary.yaml: $.party[2]: its player is also listed in $.party[0] "
-        "(hint: a player plays one character in a session; compared by name key)",
+        "(hint: a player plays one character in a session; compared by name key (a new "
+        "character: give each entry its sessions: [...]))",
         id="player-twice",
     ),
     pytest.param(
@@ -74,6 +75,19 @@ GLOSSARY_MISTAKES = [
         id="party-entry",
     ),
 ]
+
+
+def test_a_player_may_have_a_character_per_session(tmp_path: Path) -> None:
+    glossary = (
+        "party:\n- {player: JUNE, character: Juniper, sessions: [session]}\n"
+        "- {player: OSKAR, character: Oskar Vell}\n"
+        "- {player: june, character: Someone Else, sessions: [other]}\n"
+    )
+    folder = _folder(tmp_path, glossary)
+    args = ["run", "session.vtt", "--output", "out/s", "--glossary", "glossary.yaml", "--quiet"]
+    run = invoke(args, cwd=folder)
+    assert (run.status, run.stderr) == (0, "")
+    assert _casters(folder / "out" / "s") == [("Shield", "Juniper"), ("Fireball", "Oskar Vell")]
 
 
 @pytest.mark.parametrize(("glossary", "message"), GLOSSARY_MISTAKES)

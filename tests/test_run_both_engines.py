@@ -5,6 +5,7 @@ rule for NPCs); the receipt counts the records each engine found and both found.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -174,7 +175,7 @@ def test_one_engine_a_lane_keeps_its_file_and_receipt(tmp_path: Path) -> None:
     assert sorted(first) == ["chunk_id", "record"]
 
 
-def test_the_model_engine_failing_fails_the_whole_lane(tmp_path: Path) -> None:
+def test_the_model_engine_failing_keeps_the_rules_part_of_the_lane(tmp_path: Path) -> None:
     def refuse(request: Request) -> Reply:
         return Reply(status=400, content=None, body=b'{"error": "refused"}')
 
@@ -182,10 +183,23 @@ def test_the_model_engine_failing_fails_the_whole_lane(tmp_path: Path) -> None:
     with fake_server(refuse) as server:
         config, transcript = write_inputs(tmp_path, server.base_url, ["rules", "openai"])
         result = api.run(config, transcript, "webvtt", output, warn=quiet)
+        alone = tmp_path / "alone"
+        alone.mkdir()
+        rules, _ = write_inputs(alone, server.base_url, "rules")
+        api.run(rules, transcript, "webvtt", alone / "out", warn=quiet)
     assert result.exit_status == 4
-    assert sorted(stage(result, "extract")["failed_lanes"]) == ["npcs", "spells"]
-    assert not (output.with_name("out.work") / "candidates" / "spells.jsonl").exists()
-    assert result.receipt()["files"] == ["chunk-map.json", "index.json"]
+    assert stage(result, "extract")["failed_lanes"] == []  # each lane wrote the rules' part
+    # each lane's first failed chunk: which one depends on the order answers arrive in
+    assert [re.sub(r"chunk-\d+", "chunk-N", line) for line in result.failures] == [
+        f"the openai part of lane {lane} failed in extract (chunk-N: the server refused the "
+        "request (HTTP 400)); the bundle was published with its other engines' records only "
+        "(hint: the server may not take this request: try structured_output: auto; then run "
+        "again: only what is missing is redone)"
+        for lane in ("spells", "npcs")
+    ]
+    for lane in ("spells", "npcs"):  # what the rules alone publish
+        assert records(output, lane) == records(alone / "out", lane)
+    assert records(output, "spells")
 
 
 def test_the_default_configuration_runs_a_kind_with_rules_on_both() -> None:

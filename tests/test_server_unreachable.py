@@ -1,5 +1,5 @@
 """A model server that cannot be reached fails the run's asking at once, in one line for
-every model lane, naming the URL and the remedy; the rules' lanes are still published."""
+every model lane, naming the URL and the remedy; the rules' lanes, and the rules' part of the lanes on both, are still published."""
 
 from __future__ import annotations
 
@@ -31,16 +31,20 @@ def test_a_refused_connection_fails_every_model_lane_in_one_line(tmp_path: Path)
     run = invoke([*args, "--quiet"], cwd=tmp_path)
     assert run.status == 4
     model_lanes = "combat-turns, item-events, scene-descriptions"
+    both = "npc-interactions, npcs, spells"  # on the rules and the model: the rules' part kept
     assert run.stderr == (
-        f"streamer: error: lanes {model_lanes} failed in extract (chunk-000001: the model "
-        f"server {url} refused the connection); the bundle was published without them (hint: "
-        f"{HINT}; then run again: only what is missing is redone)\n"
+        f"streamer: error: lanes {model_lanes} and the openai part of lanes {both} failed in "
+        f"extract (chunk-000001: the model server {url} refused the connection); the bundle "
+        f"was published without {model_lanes} and with {both}: other engines' records only "
+        f"(hint: {HINT}; then run again: only what is missing is redone)\n"
     )
     receipt = orjson.loads(run.stdout)
     extract = next(stage for stage in receipt["stages"] if stage["stage"] == "extract")
     requests = {lane["lane_id"]: lane["requests"] for lane in extract["counts"]["lanes"]}
     assert sum(requests.values()) == 1  # asked once, not once per lane and attempt
     assert "lanes/spells.json" in receipt["files"]
+    spells = orjson.loads((tmp_path / "out" / "lanes" / "spells.json").read_bytes())["records"]
+    assert [record["spell"] for record in spells] == ["Shield", "Fireball"]  # the rules'
 
 
 @pytest.mark.parametrize(

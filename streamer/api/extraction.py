@@ -56,6 +56,12 @@ class LaneFailure:
     chunk_id: str
     reason: str
     hint: str | None = None
+    # a lane on several engines of which another wrote its part: the engine that failed
+    engine: str | None = None
+
+    @property
+    def partial(self) -> bool:
+        return self.engine is not None
 
 
 @dataclass(frozen=True)
@@ -70,14 +76,23 @@ class ExtractResult:
 
     @property
     def failed_lanes(self) -> tuple[str, ...]:
-        return tuple(lane["lane_id"] for lane in self.lanes if lane["status"] == "failed")
+        """The lanes that wrote no candidates file: every engine of theirs failed."""
+        ok = {lane["lane_id"] for lane in self.lanes if lane["status"] != "failed"}
+        failed = [lane["lane_id"] for lane in self.lanes if lane["lane_id"] not in ok]
+        return tuple(dict.fromkeys(failed))
 
     @property
     def lane_failures(self) -> tuple[LaneFailure, ...]:
-        """Each failed lane with its first failed chunk, in the lanes' order."""
+        """Each failed lane (or engine of a lane whose other engines wrote their part:
+        ``LaneFailure.engine``) with its first failed chunk, in the lanes' order."""
+        whole = set(self.failed_lanes)
         return tuple(
             LaneFailure(
-                lane["lane_id"], failure["chunk_id"], failure["reason"], failure.get("hint")
+                lane["lane_id"],
+                failure["chunk_id"],
+                failure["reason"],
+                failure.get("hint"),
+                None if lane["lane_id"] in whole else lane["engine"],
             )
             for lane in self.lanes
             for failure in lane["failures"][:1]
@@ -87,19 +102,25 @@ class ExtractResult:
     def failures(self) -> tuple[str, ...]:
         """One error line per failed lane (its first failed chunk), as the CLI prints it."""
         return tuple(
-            f"lane {failed.lane_id} failed, no candidates file: {failed.chunk_id}: "
-            f"{failed.reason}" + ("" if failed.hint is None else f" (hint: {failed.hint})")
+            (
+                f"lane {failed.lane_id} failed, no candidates file: "
+                if not failed.partial
+                else f"lane {failed.lane_id}: engine {failed.engine} failed, its candidates "
+                "file holds the other engines' candidates: "
+            )
+            + f"{failed.chunk_id}: {failed.reason}"
+            + ("" if failed.hint is None else f" (hint: {failed.hint})")
             for failed in self.lane_failures
         )
 
     @property
     def exit_status(self) -> ExitStatus:
-        """``OK``, or ``INCOMPLETE`` (4) when a lane failed (it wrote no candidates file)."""
-        return ExitStatus.INCOMPLETE if self.failed_lanes else ExitStatus.OK
+        """``OK``, or ``INCOMPLETE`` (4) when a lane, or an engine of one, failed."""
+        return ExitStatus.INCOMPLETE if self.lane_failures else ExitStatus.OK
 
     def receipt(self) -> dict[str, Any]:
         return {
-            "status": "failed" if self.failed_lanes else "ok",
+            "status": "failed" if self.lane_failures else "ok",
             "document_id": self.document_id,
             "chunks": self.chunk_count,
             "lanes": list(self.lanes),

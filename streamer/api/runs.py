@@ -133,12 +133,26 @@ class RunResult:
         could not be answered). Such a lane is absent from the published bundle, the stage
         kept no record, and the rerun tries it again; ``streamer run`` exits 4."""
         lines = []
-        for (stage, chunk_id, reason, hint), lanes in _alike(self.stages).items():
-            what = f"lane {lanes[0]}" if len(lanes) == 1 else "lanes " + ", ".join(lanes)
+        for (stage, chunk_id, reason, hint), failed in _alike(self.stages).items():
+            whole = [each.lane_id for each in failed if not each.partial]
+            partial = [each for each in failed if each.partial]
+            what, published = [], []
+            if whole:
+                what.append(_lanes(whole))
+                published.append(f"without {'it' if len(whole) == 1 else 'them'}")
+            if partial:  # lanes whose other engines wrote their part
+                engines = ", ".join(sorted({str(each.engine) for each in partial}))
+                named = [each.lane_id for each in partial]
+                what.append(f"the {engines} part of {_lanes(named)}")
+                owner = "its" if len(named) == 1 else "their"
+                if whole:
+                    published[0] = "without " + ", ".join(whole)
+                    owner = ", ".join(named) + "'s" if len(named) == 1 else ", ".join(named) + ":"
+                published.append(f"with {owner} other engines' records only")
             remedy = "run again: only what is missing is redone"
             lines.append(
-                f"{what} failed in {stage} ({chunk_id}: {reason}); the bundle was published "
-                f"without {'it' if len(lanes) == 1 else 'them'} (hint: "
+                f"{' and '.join(what)} failed in {stage} ({chunk_id}: {reason}); the bundle was "
+                f"published {' and '.join(published)} (hint: "
                 + (remedy if hint is None else f"{hint}; then {remedy}")
                 + ")"
             )
@@ -164,15 +178,20 @@ class RunResult:
 
 def _alike(
     stages: Sequence[StageOutcome[Any]],
-) -> dict[tuple[str, str, str, str | None], list[str]]:
-    """The failed lanes, those failed alike (the same stage, chunk, reason and hint: a
-    model server that cannot be reached fails every model lane at once) together."""
-    alike: dict[tuple[str, str, str, str | None], list[str]] = {}
+) -> dict[tuple[str, str, str, str | None], list[LaneFailure]]:
+    """The failed lanes (or engines of lanes), those failed alike (the same stage, chunk,
+    reason and hint: a model server that cannot be reached fails every model lane, and
+    the model part of every lane on rules and a model, at once) together."""
+    alike: dict[tuple[str, str, str, str | None], list[LaneFailure]] = {}
     for outcome in stages:
         for failed in outcome.failures:
             key = (outcome.stage, failed.chunk_id, failed.reason, failed.hint)
-            alike.setdefault(key, []).append(failed.lane_id)
+            alike.setdefault(key, []).append(failed)
     return alike
+
+
+def _lanes(lane_ids: Sequence[str]) -> str:
+    return ("lane " if len(lane_ids) == 1 else "lanes ") + ", ".join(lane_ids)
 
 
 def _check_transcript(
@@ -322,7 +341,7 @@ def _run_stages(
         if staged is not None:
             staged.stage(stage.name, number, len(stages.STAGES))
         outcome = _run_stage(stage, plan, known)
-        plan.failed.update(failed.lane_id for failed in outcome.failures)
+        plan.failed.update(failed.lane_id for failed in outcome.failures if not failed.partial)
         if isinstance(outcome.result, ImportResult):
             plan.accept(outcome.result)
         elif isinstance(outcome.result, BundleResult):

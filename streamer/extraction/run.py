@@ -11,7 +11,8 @@
    from the cache (or, for a local engine's lane, ``engine: rules`` or a plugin's, from its
    chunk extractor), whatever order the answers arrived in. A failed lane writes no file.
    A lane with several engines (``engine: [rules, openai]``) is one plan per engine, and
-   one file: each candidate names its engine; one engine failed, the lane failed.
+   one file: each candidate names its engine; an engine that failed is left out of it
+   (its receipt entry says so), and only a lane whose every engine failed writes none.
 
 Nothing is written into the output folder until every answer is in, so an interrupted run
 leaves the candidates files as they were and the cache with every answer it received.
@@ -348,9 +349,9 @@ def write_lane_files(
     one pass over the chunks (each rules lane answers a chunk as it goes by); a rules lane
     that can find nothing with this context says why in its receipt (``note``). A lane
     with several engines (a plan each, adjacent) writes one file, each chunk's records
-    engine by engine, each naming its engine; one engine failed, the lane writes none."""
-    failed = {lane.lane_id for lane in lanes if lane.failed}
-    writing = [lane for lane in lanes if lane.lane_id not in failed]
+    engine by engine, each naming its engine; an engine that failed gives none of its
+    candidates (the others' are written: the rules' records survive a model that fails)."""
+    writing = [lane for lane in lanes if not lane.failed]
     for lane in writing:
         note = getattr(lane.extractor, "note", None)  # optional for a plugin's engine
         if callable(note):
