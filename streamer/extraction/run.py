@@ -40,6 +40,7 @@ from streamer.extraction.signals import run_until_signal
 from streamer.extraction.transport import ChatTransport, Completion, FormatRefused, RequestFailed
 from streamer.framework.errors.types import StreamerError
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
+from streamer.extraction.survey import survey
 from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContext
 from streamer.framework.kinds.registry import ArtifactKind
 
@@ -328,9 +329,11 @@ def write_lane_files(
     progress: ChunkProgress,
 ) -> None:
     """The candidates file of every lane that did not fail, in chunk order, all of them in
-    one pass over the chunks (each rules lane answers a chunk as it goes by); a rules lane
+    one pass over the chunks (each rules lane answers a chunk as it goes by), after a
+    first pass when a rules lane surveys the session (``SurveyingRules``); a rules lane
     that can find nothing with this context says why in its receipt (``note``)."""
     writing = [lane for lane in lanes if not lane.failed]
+    survey(plan, [lane.extractor for lane in writing], context)
     for lane in writing:
         note = getattr(lane.extractor, "note", None)  # optional for a plugin's engine
         if callable(note):
