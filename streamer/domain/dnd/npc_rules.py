@@ -39,9 +39,14 @@ from streamer.framework.names import name_key
 NPCS_VERSION = "dnd/npcs-rules@2"
 INTERACTIONS_VERSION = "dnd/npc-interactions-rules@1"
 NO_NAMES = (
-    "the glossary names no non-player character (its names, less the party's) "
-    "and the session names none the rules can tell"
+    "the glossary names no non-player character (its names, less the party's): "
+    "the rules look for those names only"
 )
+NO_NPCS = (
+    "the glossary names no non-player character (its names, less the party's) "
+    "and the transcript names none the rules can tell"
+)
+GLOSSARY_NPCS = "dnd/glossary-npc-names"
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 _FIRST_WORD = re.compile(r"[^\W_]+")
 
@@ -90,7 +95,17 @@ class FormMatcher:
 
 
 class NpcNames(FormMatcher):
-    """The run's NPCs: the glossary's and, after the survey, the session's mined ones."""
+    """The run's NPCs: the glossary's and, after the survey, the session's mined ones
+    (``of``), or the glossary's only (``glossary``)."""
+
+    @staticmethod
+    def glossary(context: RulesContext) -> NpcNames:
+        found = context.memo.get(GLOSSARY_NPCS)
+        if not isinstance(found, NpcNames):
+            built = FormMatcher.of(npc_forms(context))
+            found = NpcNames(built.pattern, built.npc_of, built.gate, built.short)
+            context.memo[GLOSSARY_NPCS] = found
+        return found
 
     @staticmethod
     def of(context: RulesContext) -> NpcNames:  # type: ignore[override]
@@ -98,7 +113,9 @@ class NpcNames(FormMatcher):
         if not isinstance(found, NpcNames):
             mined = name_mining.mined(context)
             glossary = npc_forms(context)
-            built = FormMatcher.of({**mined.npcs, **glossary}, mined.short.difference(glossary))
+            said_alone = {" ".join(form.lower().split()) for form in glossary}
+            short = {form for form in mined.short if form.lower() not in said_alone}
+            built = FormMatcher.of({**mined.npcs, **glossary}, short)
             found = NpcNames(built.pattern, built.npc_of, built.gate, built.short)
             context.memo[name_mining.NPC_NAMES] = found
         return found
@@ -148,13 +165,16 @@ class _NpcRules:
         self._prefilter = prefilter
 
     def note(self, context: RulesContext) -> str | None:
-        return NO_NAMES if NpcNames.of(context).pattern is None else None
+        return NO_NPCS if self._names(context).pattern is None else None
+
+    def _names(self, context: RulesContext) -> NpcNames:
+        return NpcNames.of(context)
 
     def _speaks(self, unit: ShownUnit, context: RulesContext) -> bool:
         return True
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
-        names = NpcNames.of(context)
+        names = self._names(context)
         if names.pattern is None:
             return []
         chosen: Iterable[ShownUnit] = units
@@ -199,6 +219,12 @@ class NpcInteractionRules(_NpcRules):
 
     member = "npc"
     version = INTERACTIONS_VERSION
+
+    def note(self, context: RulesContext) -> str | None:
+        return NO_NAMES if self._names(context).pattern is None else None
+
+    def _names(self, context: RulesContext) -> NpcNames:
+        return NpcNames.glossary(context)  # NpcNames.of(context): the mined ones too
 
     def _speaks(self, unit: ShownUnit, context: RulesContext) -> bool:
         return context.character_of(unit.speaker) is not None

@@ -25,7 +25,9 @@ _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 # What ends a sentence, or opens a quotation: the next word is capitalized anyway.
 _BREAK = re.compile(r"[.!?:;\"\u201c\u201d()\[\]]|--|\u2014|\u2026")
 # A run of capitalized words, one space apart (checked word by word after).
-_RUN = re.compile(r"(?<![\w'-])[A-Z\u00c0-\u00de][\w'-]*(?: [A-Z\u00c0-\u00de][\w'-]*)*")
+_RUN = re.compile(
+    r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*(?: [A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
+)
 # The word before a name and what lies between them; the word after it.
 _BEFORE = re.compile(r"([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
@@ -46,6 +48,7 @@ class NameCounts:
     before: Counter[str] = field(default_factory=Counter)  # the lower-case word before it
     after: Counter[str] = field(default_factory=Counter)  # the lower-case word after it
     addressed: Counter[str] = field(default_factory=Counter)  # speakers saying it to someone
+    out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
 
 
 @dataclass
@@ -62,6 +65,9 @@ class NameSurvey:
         self.units += 1
         self.speakers[who] += 1
         text = text.translate(_APOSTROPHES)
+        lower = _LOWER.findall(text)
+        self.lower.update(lower)
+        real = not REAL_WORLD.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         for name, start, previous, following, opens in spans(text):
             counts = self.names.get(name)
             if counts is None:
@@ -76,7 +82,8 @@ class NameSurvey:
                 counts.after[following] += 1
             if opens:
                 counts.addressed[who] += 1
-        self.lower.update(_LOWER.findall(text))
+            if real:
+                counts.out_of_game += 1
 
 
 def spans(text: str) -> list[tuple[str, bool, str, str, bool]]:
@@ -137,16 +144,27 @@ def _name_word(word: str) -> bool:
     return _capitalized(word) and word != "I" and not word.startswith("I'")
 
 
+# Words of a unit about the real world (the show, its sponsors, its audience): a name
+# said mostly in such units is no name of the game's world ("Wyrmwood Gaming").
+REAL_WORLD = frozenset(
+    "sponsor sponsors sponsored sponsoring twitch youtube podcast episode episodes stream "
+    "streaming livestream merch merchandise subscribe subscribers subscription tickets "
+    "panel convention website tweet twitter instagram reddit patreon fans fan artist "
+    "charity donate donations donation promo giveaway discount videos video online "
+    "internet netflix album movie tv chatroom channel audience viewers".split()
+)
+REAL_WORLD_NAMES = frozenset("Twitch YouTube Youtube Reddit Twitter Instagram Patreon".split())
 # Titles before a name: said of the person, no part of the name ("Lord Greyspine" is
 # ``Greyspine``, after ``lord``), when a name follows.
 TITLES = frozenset(
     "Lord Lady Sir Dame Captain Cap King Queen Prince Princess Master Mister Mr Mrs Ms Miss "
     "Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff Brother "
     "Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor Doctor Dr "
-    "Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress Missus".split()
+    "Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress Missus Warden "
+    "Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand".split()
 )
 # Words that open a sentence before a name: never part of it.
 OPENERS = frozenset(
     "a an and as at but by for from if in into oh okay on or our so the then there this "
-    "to well what when where while with yeah yes you your now no hey".split()
+    "to well what when where while with yeah yes you your now no hey hi hello thanks".split()
 )

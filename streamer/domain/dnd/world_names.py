@@ -53,6 +53,9 @@ PLACE_BEFORE = frozenset(
     "in into inside from toward towards through across outside within throughout "
     "reach reached visit visited leave left arrive near".split()
 )
+PLACE_AFTER = frozenset("tavern inn city town where proper district keep".split())
+# "the" before a name of several words is half a place cue ("the Leaky Tap"; "the Clasp",
+# one word, is more often a faction); "to" and "at" are no cue ("talk to Cloen").
 PLACE_WORDS = frozenset(
     "City Town Village Keep Castle Tower Temple Hall Halls Inn Tavern Street Road District "
     "Mountains Mountain Forest Wood Woods River Sea Ocean Isle Isles Island Islands Bay Lake "
@@ -60,7 +63,8 @@ PLACE_WORDS = frozenset(
     "Coast Harbor Harbour Port Falls Marsh Swamp Desert Wastes Empire Kingdom Shop Emporium "
     "Spire Bridge Alley Row Lane Quarter Ward Academy Library Arena Mines Mine Caverns Cave "
     "Caves Fortress Citadel Sanctum Abode Pillow Barrow Canyon Glade Grove Reach Take "
-    "Marketplace Docks Chapel Cathedral Shrine Archive Archives".split()
+    "Marketplace Docks Chapel Cathedral Shrine Archive Archives Gorge Trove Sprawl Terrace "
+    "Nook Estate Estates Camp Outpost Hold Crossing Pass Hollow Ridge Fields".split()
 )
 LANGUAGES = frozenset(
     "Common Elvish Dwarvish Draconic Infernal Abyssal Celestial Sylvan Undercommon Giant "
@@ -71,8 +75,26 @@ NOT_NAMES = frozenset(
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April "
     "May June July August September October November December God Gods Jesus Christ Lord "
     "Mama Papa Mom Dad Gentlemen Ladies Sir Madam Mister Miss Dungeon Dungeons Dragons "
-    "Twitch Internet Youtube YouTube Patreon Discord Critical Role".split()
-)
+    "Twitch Internet Youtube YouTube Patreon Discord Critical Role Lawful Chaotic Neutral "
+    "Good Evil Cant Okay Ok Yeah Yes Yep Nope Oh Hey Hi Hello Well Wow Sure Alright Right "
+    "Please Thanks Sorry Uh Um Hmm Huh Whoa Woo Dude Guys Man Cool Nice Great Awesome Damn "
+    "Shit Fuck Goddamn Holy Bye Goodbye Cheers".split()
+) | frozenset(
+    # The game's own words: abilities, skills, class and race features
+    "Strength Dexterity Constitution Intelligence Wisdom Charisma Perception Investigation "
+    "Insight Stealth Athletics Acrobatics Persuasion Deception Intimidation Arcana History "
+    "Religion Survival Medicine Nature Performance Initiative Advantage Disadvantage Rage "
+    "Evasion Metamagic Ki Inspiration".split()
+) | {
+    "Wild Shape", "Bardic Inspiration", "Cutting Words", "Divine Smite", "Sneak Attack",
+    "Action Surge", "Channel Divinity", "Channel Divinities", "Hexblade's Curse",
+    "Relentless Endurance", "Stunning Strike", "Flurry of Blows", "Second Wind",
+    "Lay on Hands", "Turn Undead", "Uncanny Dodge", "Cunning Action", "Reckless Attack",
+    "Patient Defense", "Deflect Missiles", "Divine Sense", "Favored Enemy", "Arcane Recovery",
+    "Font of Magic", "Sorcery Points", "Twinned Spell", "Quickened Spell", "Colossus Slayer",
+    "Great Weapon Master", "Sharpshooter", "Primal Fury", "Armor Class", "Hit Points",
+    "Dungeon Master", "Game Master", "Saving Throw", "Death Saves", "Dungeons and Dragons",
+}
 SAID_TO_PLAYERS = 2  # the game master says a party name to someone at least this often
 ADDRESSERS = 3  # or this many speakers do
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
@@ -90,6 +112,11 @@ def _catalog_keys() -> frozenset[str]:
         if name in lists["creatures"]:  # "Goblin Boss" -> "goblin boss", and "boss" alone no
             keys.add(name_key(name.split()[0]) + "s")
     return frozenset(keys)
+
+
+def _place_word(forms: Iterable[str]) -> bool:
+    """A place word after a name's first word ("Leaky Tap Tavern", "Greyspine Manor")."""
+    return any(word in PLACE_WORDS for form in forms for word in form.split()[1:])
 
 
 def _known_elsewhere(name: str) -> bool:
@@ -165,6 +192,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.before.update(counts.before)
     total.after.update(counts.after)
     total.addressed.update(counts.addressed)
+    total.out_of_game += counts.out_of_game
 
 
 @dataclass(frozen=True)
@@ -199,7 +227,8 @@ def classify(
             continue
         if not _worldly(group, survey, labels):
             continue
-        kind = _kind(group.counts, group.forms, gm)
+        common = any(survey.lower[word.lower()] for word in group.name.split())
+        kind = _kind(group.counts, group.forms, gm, common)
         name = _canonical(group, glossary)
         target = npcs if kind == "npc" else places if kind == "place" else None
         if target is not None:
@@ -225,9 +254,11 @@ def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:
 def _worldly(group: _Group, survey: NameSurvey, labels: set[str]) -> bool:
     """Rule 2 and rule 5: a name of the session's world, said enough."""
     counts = group.counts
-    if counts.mid_sentence == 0:
+    if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
         return False
-    if counts.said < 2 and not (counts.before["named"] or counts.before["called"]):
+    if counts.said < 2 and not (
+        counts.before["named"] or counts.before["called"] or _place_word(group.forms)
+    ):
         return False
     for form in group.forms:
         words = form.split()
@@ -237,22 +268,25 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str]) -> bool:
             return False
         if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES:
             return False
-    word = group.name.split()[0] if " " not in group.name else ""
-    if word and survey.lower[word.lower()] * 2 >= counts.said:
+    if all(survey.lower[word.lower()] * 2 >= counts.said for word in group.name.split()):
         return False
     return not (group.name.endswith("s") and counts.before["the"] * 2 >= counts.said)
 
 
-def _kind(counts: NameCounts, forms: list[str], gm: str) -> str | None:
-    """Rule 4: ``npc``, ``place`` or ``None``."""
-    if any(word in PLACE_WORDS for form in forms for word in form.split()[1:]):
+def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) -> str | None:
+    """Rule 4: ``npc``, ``place`` or ``None``; ``common``: a word of the name is said in
+    lower case too ("Stunning Strike"), so it is no first and last name."""
+    if _place_word(forms):
         return "place"
     person = sum(n for word, n in counts.before.items() if word in PERSON_BEFORE)
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
     person += sum(n for who, n in counts.addressed.items() if who != gm)
     place = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
-    if counts.before["the"] * 2 >= counts.said:
-        return None
+    place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
+    several = any(" " in form or "-" in form for form in forms)
+    if several:
+        place += counts.before["the"] / 2
+        person += counts.before["the"] == 0 and not common  # a first and a last name
     if place > person:
         return "place"
     if person > place:
