@@ -18,7 +18,6 @@ from streamer.domain.dnd.npc_rules import (
     npc_forms,
 )
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
-from tests.extract_support import candidates
 
 PARTY = {"LAURA": "Vex'ahlia", "SAM": "Scanlan Shorthalt"}
 NAMES = {

@@ -37,10 +37,10 @@ from streamer.extraction.requests import (
 )
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.signals import run_until_signal
+from streamer.extraction.survey import survey
 from streamer.extraction.transport import ChatTransport, Completion, FormatRefused, RequestFailed
 from streamer.framework.errors.types import StreamerError
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
-from streamer.extraction.survey import survey
 from streamer.framework.kinds.extraction_spec import ExtractionSpec, RulesContext
 from streamer.framework.kinds.registry import ArtifactKind
 

@@ -23,7 +23,10 @@ def survey(
     plan: ChunkPlan, extractors: Sequence[ChunkExtractor | None], context: RulesContext
 ) -> None:
     """Each chunk's new units, in order, to every surveying extractor of ``extractors``."""
-    surveying = [each for each in extractors if isinstance(each, SurveyingRules)]
+    surveying: list[SurveyingRules] = []
+    for each in extractors:
+        if isinstance(each, SurveyingRules):
+            surveying.append(each)
     if not surveying:
         return
     previous: Sequence[ShownUnit] = ()

@@ -20,8 +20,8 @@ glossary lists takes the glossary's name; one of the party's is never an NPC.
   turns (and any speaker the party does not list) give none.
 
 Without a glossary naming NPCs and with no NPC mined (or no survey), the rules give no
-candidates, and the lane's receipt says so (``note``). The prefilter (``prefilter.Gate``, keyword: each name's first word) hands
-the per-unit rule only the units that can name one.
+candidates, and the lane's receipt says so (``note``). The prefilter (``prefilter.Gate``,
+keyword: each name's first word) hands the per-unit rule only the units that can name one.
 """
 
 from __future__ import annotations

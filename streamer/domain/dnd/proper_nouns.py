@@ -34,6 +34,11 @@ _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
 _LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
 
+def _words(text: str) -> frozenset[str]:
+    """The words of ``text``, one space apart."""
+    return frozenset(text.split())
+
+
 def _capitalized(word: str) -> bool:
     return word[0].isupper() and (len(word) == 1 or not word[1:].replace("'", "").isupper())
 
@@ -146,25 +151,27 @@ def _name_word(word: str) -> bool:
 
 # Words of a unit about the real world (the show, its sponsors, its audience): a name
 # said mostly in such units is no name of the game's world ("Wyrmwood Gaming").
-REAL_WORLD = frozenset(
+REAL_WORLD = _words(
     "sponsor sponsors sponsored sponsoring twitch youtube podcast episode episodes stream "
     "streaming livestream merch merchandise subscribe subscribers subscription tickets "
     "panel convention website tweet twitter instagram reddit patreon fans fan artist "
     "charity donate donations donation promo giveaway discount videos video online "
-    "internet netflix album movie tv chatroom channel audience viewers".split()
+    "internet netflix album movie tv chatroom channel audience viewers"
 )
-REAL_WORLD_NAMES = frozenset("Twitch YouTube Youtube Reddit Twitter Instagram Patreon".split())
+REAL_WORLD_NAMES = frozenset(
+    ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
+)
 # Titles before a name: said of the person, no part of the name ("Lord Greyspine" is
 # ``Greyspine``, after ``lord``), when a name follows.
-TITLES = frozenset(
-    "Lord Lady Sir Dame Captain Cap King Queen Prince Princess Master Mister Mr Mrs Ms Miss "
-    "Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff Brother "
-    "Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor Doctor Dr "
-    "Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress Missus Warden "
-    "Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand".split()
+TITLES = _words(
+    "Lord Lady Sir Dame Captain Cap King Queen Prince Princess Master Mister Mr Mrs Ms "
+    "Miss Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff "
+    "Brother Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor "
+    "Doctor Dr Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
+    "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand"
 )
 # Words that open a sentence before a name: never part of it.
-OPENERS = frozenset(
+OPENERS = _words(
     "a an and as at but by for from if in into oh okay on or our so the then there this "
-    "to well what when where while with yeah yes you your now no hey hi hello thanks".split()
+    "to well what when where while with yeah yes you your now no hey hi hello thanks"
 )

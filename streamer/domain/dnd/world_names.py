@@ -1,28 +1,13 @@
 """The session's named NPCs and places, told apart from the survey's counts (``NameSurvey``).
 
-Every rule reads the whole session's counts of a name (``proper_nouns``), never one unit:
-
-1. *Groups*: a one-word name joins the one longer name whose first or last word it is
-   ("Nostoc" -> "Nostoc Greyspine" when the session says both); a word of several longer
-   names stays on its own. A group's name is its longest name (the fullest); its counts
-   are its names' counts summed.
-2. *Not a name of the world*: a group never said in the middle of a sentence; a word the
-   session says in lower case about as often ("Well", "Bolt"); a word of a speaker's label
-   ("Matt", "Marisha Ray"); an SRD spell, creature or item ("Fireball", "Goblin"); a
-   language or demonym ("Dwarvish", "Draconic"); a plural said after "the" (a family or a
-   guild: "the Carvers").
-3. *The party*: the glossary's ``party`` and their aliases where given; without one, a
-   name the game master says to someone at least twice ("Grog, what do you do?").
-4. *Person or place*: person cues (a title before it, "named", "thank", a speech or gesture
-   verb after it, "he"/"she" after it, a player saying it to someone) against place cues
-   ("in", "into", "from", "towards", "through"... before it; a place word in the name:
-   "City", "Tavern", "Manor"). A place word or more place than person cues makes a place;
-   more person cues an NPC; a name said after "the" at least half the time with no place
-   word is neither (a faction, an item, a title). A tie is neither.
-5. *Said enough*: twice, or once after "named" or "called".
-
+Every rule reads the whole session's counts of a name (``proper_nouns``), never one unit,
+in this order (``docs/extraction.md``, "The proper-noun miner", numbers them so):
+openings (``openings_split``), groups (``_groups``: "Nostoc" joins "Nostoc Greyspine"),
+not of the world (``_worldly``: lower-case words, speaker labels, SRD spells, creatures and
+items, languages, game words, plurals after "the", out-of-game talk), the party, person or
+place (``_kind``: cues before and after a name, place words, deities invoked), said enough.
 The glossary's names and aliases come first: a mined name whose key the glossary lists
-takes the glossary's name, and a party character's is never an NPC.
+takes the glossary's name, and a party character's is never a record.
 """
 
 from __future__ import annotations
@@ -33,68 +18,22 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from streamer.domain.dnd.name_cues import (
+    DEITY_AFTER,
+    DEITY_BEFORE,
+    GAME_TERMS,
+    LANGUAGES,
+    NOT_NAMES,
+    PERSON_AFTER,
+    PERSON_BEFORE,
+    PLACE_AFTER,
+    PLACE_BEFORE,
+    PLACE_WORDS,
+)
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.names import name_key
 
-PERSON_BEFORE = frozenset(
-    "named lord lady sir dame captain king queen prince princess master mister mr mrs ms "
-    "miss madam baron baroness duke duchess count countess general commander sheriff "
-    "brother sister father mother uncle aunt cousin chief elder meet met ask asks asked "
-    "tell tells told thank thanks hey hi hello dear greet greets".split()
-)
-PERSON_AFTER = frozenset(
-    "says said asks asked replies replied nods nodded smiles smiled looks looked turns "
-    "turned walks walked shrugs laughs laughed grins sighs glances responds continues "
-    "shakes pauses steps leans who he she himself herself tells told speaks whispers "
-    "shouts yells goes exclaims answers stands sits reaches hands pulls".split()
-)
-PLACE_BEFORE = frozenset(
-    "in into inside from toward towards through across outside within throughout "
-    "reach reached visit visited leave left arrive near".split()
-)
-PLACE_AFTER = frozenset("tavern inn city town where proper district keep".split())
-# "the" before a name of several words is half a place cue ("the Leaky Tap"; "the Clasp",
-# one word, is more often a faction); "to" and "at" are no cue ("talk to Cloen").
-PLACE_WORDS = frozenset(
-    "City Town Village Keep Castle Tower Temple Hall Halls Inn Tavern Street Road District "
-    "Mountains Mountain Forest Wood Woods River Sea Ocean Isle Isles Island Islands Bay Lake "
-    "Pits Manor Gate Gates Market Square Palace Plains Hills Vale Valley Peak Peaks Cliffs "
-    "Coast Harbor Harbour Port Falls Marsh Swamp Desert Wastes Empire Kingdom Shop Emporium "
-    "Spire Bridge Alley Row Lane Quarter Ward Academy Library Arena Mines Mine Caverns Cave "
-    "Caves Fortress Citadel Sanctum Abode Pillow Barrow Canyon Glade Grove Reach Take "
-    "Marketplace Docks Chapel Cathedral Shrine Archive Archives Gorge Trove Sprawl Terrace "
-    "Nook Estate Estates Camp Outpost Hold Crossing Pass Hollow Ridge Fields".split()
-)
-LANGUAGES = frozenset(
-    "Common Elvish Dwarvish Draconic Infernal Abyssal Celestial Sylvan Undercommon Giant "
-    "Gnomish Goblin Halfling Orc Primordial Druidic Zemnian Elven Dwarven".split()
-)
-# Capitalized words of the real world and of oaths: days, months, "Jesus", "God".
-NOT_NAMES = frozenset(
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April "
-    "May June July August September October November December God Gods Jesus Christ Lord "
-    "Mama Papa Mom Dad Gentlemen Ladies Sir Madam Mister Miss Dungeon Dungeons Dragons "
-    "Twitch Internet Youtube YouTube Patreon Discord Critical Role Lawful Chaotic Neutral "
-    "Good Evil Cant Okay Ok Yeah Yes Yep Nope Oh Hey Hi Hello Well Wow Sure Alright Right "
-    "Please Thanks Sorry Uh Um Hmm Huh Whoa Woo Dude Guys Man Cool Nice Great Awesome Damn "
-    "Shit Fuck Goddamn Holy Bye Goodbye Cheers".split()
-) | frozenset(
-    # The game's own words: abilities, skills, class and race features
-    "Strength Dexterity Constitution Intelligence Wisdom Charisma Perception Investigation "
-    "Insight Stealth Athletics Acrobatics Persuasion Deception Intimidation Arcana History "
-    "Religion Survival Medicine Nature Performance Initiative Advantage Disadvantage Rage "
-    "Evasion Metamagic Ki Inspiration".split()
-) | {
-    "Wild Shape", "Bardic Inspiration", "Cutting Words", "Divine Smite", "Sneak Attack",
-    "Action Surge", "Channel Divinity", "Channel Divinities", "Hexblade's Curse",
-    "Relentless Endurance", "Stunning Strike", "Flurry of Blows", "Second Wind",
-    "Lay on Hands", "Turn Undead", "Uncanny Dodge", "Cunning Action", "Reckless Attack",
-    "Patient Defense", "Deflect Missiles", "Divine Sense", "Favored Enemy", "Arcane Recovery",
-    "Font of Magic", "Sorcery Points", "Twinned Spell", "Quickened Spell", "Colossus Slayer",
-    "Great Weapon Master", "Sharpshooter", "Primal Fury", "Armor Class", "Hit Points",
-    "Dungeon Master", "Game Master", "Saving Throw", "Death Saves", "Dungeons and Dragons",
-}
 SAID_TO_PLAYERS = 2  # the game master says a party name to someone at least this often
 ADDRESSERS = 3  # or this many speakers do
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
@@ -266,7 +205,7 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str]) -> bool:
             return False
         if len(words) == 1 and (form.lower().endswith(_LANGUAGE_ENDINGS) or form in LANGUAGES):
             return False
-        if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES:
+        if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES or form in GAME_TERMS:
             return False
     if all(survey.lower[word.lower()] * 2 >= counts.said for word in group.name.split()):
         return False
@@ -278,17 +217,19 @@ def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) ->
     lower case too ("Stunning Strike"), so it is no first and last name."""
     if _place_word(forms):
         return "place"
-    person = sum(n for word, n in counts.before.items() if word in PERSON_BEFORE)
+    person: float = sum(n for word, n in counts.before.items() if word in PERSON_BEFORE)
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
     person += sum(n for who, n in counts.addressed.items() if who != gm)
-    place = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
+    place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
     place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
     several = any(" " in form or "-" in form for form in forms)
     if several:
         place += counts.before["the"] / 2
         person += counts.before["the"] == 0 and not common  # a first and a last name
+    deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
+    deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
     if place > person:
         return "place"
-    if person > place:
+    if person > place and deity * 2 < counts.said:
         return "npc"
     return None

@@ -123,9 +123,7 @@ class SurveyingRules(Protocol):
     def survey(self, units: Sequence[ShownUnit], context: RulesContext) -> None: ...
 
 
-def new_units(
-    previous: Sequence[ShownUnit], units: Sequence[ShownUnit]
-) -> Sequence[ShownUnit]:
+def new_units(previous: Sequence[ShownUnit], units: Sequence[ShownUnit]) -> Sequence[ShownUnit]:
     """The units of a chunk its predecessor (``previous``) did not hold: a chunk's overlap
     is the head of it, the tail of its predecessor."""
     if not previous or not units:
