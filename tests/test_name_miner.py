@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from streamer.domain.dnd import name_mining
 from streamer.domain.dnd.npc_rules import NpcNames, NpcRules
 from streamer.domain.dnd.place_rules import PlaceRules
-from streamer.domain.dnd.proper_nouns import NameSurvey, spans
+from streamer.domain.dnd.proper_nouns import NameSurvey, Span, spans
 from streamer.domain.dnd.world_names import WorldNames, classify
 from streamer.framework.chunking.chunker import Chunker
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit, new_units
@@ -42,21 +42,25 @@ def surveyed(lines: Sequence[tuple[str, str]]) -> NameSurvey:
 
 def test_a_unit_s_names_with_their_cues() -> None:
     assert spans("So Lord Nostoc Greyspine says hello.") == [
-        ("Nostoc Greyspine", False, "lord", "says", False)
+        Span("Nostoc Greyspine", False, "lord", "says", False, "so lord")
     ]
     assert spans("Thank you, Brenna. We go to the Slayer's Take in Emon.") == [
-        ("Thank", True, "", "you", False),
-        ("Brenna", False, "you", "", True),
-        ("We", True, "", "go", False),
-        ("Slayer's Take", False, "the", "in", False),
-        ("Emon", False, "in", "", False),
+        Span("Thank", True, "", "you", False),
+        Span("Brenna", False, "you", "", True, "thank you"),
+        Span("We", True, "", "go", False),
+        Span("Slayer's Take", False, "the", "in", False, "to the"),
+        Span("Emon", False, "in", "", False, "take in"),
     ]
-    assert spans("Grog, what do you do?") == [("Grog", True, "", "what", True)]
+    assert spans("Grog, what do you do?") == [Span("Grog", True, "", "what", True)]
     assert spans("OK Grog I Kima DM") == [
-        ("Grog", False, "ok", "i", False),
-        ("Kima", False, "i", "dm", False),
+        Span("Grog", False, "ok", "i", False),
+        Span("Kima", False, "i", "dm", False, "grog i"),
     ]
-    assert spans("Kima's sword") == [("Kima", True, "", "sword", False)]
+    assert spans("Kima's sword") == [Span("Kima", True, "", "sword", False)]
+    assert spans("a cleric of Pelor, from the city of Emon") == [
+        Span("Pelor", False, "of", "from", False, "cleric of"),
+        Span("Emon", False, "of", "", False, "city of"),
+    ]
 
 
 def test_the_session_s_npcs_and_places() -> None:

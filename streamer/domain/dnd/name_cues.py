@@ -43,6 +43,15 @@ PLACE_AFTER = _words("city district inn keep proper tavern town where")
 DEITY_BEFORE = _words("bless by god goddess praise pray prayed prayer praying")
 # ... "Traveler, guide me", "Pelor bless".
 DEITY_AFTER = _words("bless guide help preserve protect save watch willing")
+# Two words before a place: "the city of Emon", "the streets of Zadash".
+PLACE_OF = _words(
+    "city town village kingdom land lands realm streets outskirts capital ruler rulers "
+    "people edge gates walls heart region country continent island port district"
+)
+# Two words before a deity: "a cleric of Pelor", "the temple of Sarenrae".
+DEITY_OF = _words(
+    "cleric clerics priest priestess priests temple church paladin follower followers faith"
+)
 # A place word after a name's first word makes a place ("Firebrook Inn", "Wuyun Gorge").
 PLACE_WORDS = _words(
     "Abode Academy Alley Archive Archives Arena Barrow Bay Bridge Camp Canyon Castle "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 # What ends a sentence, or opens a quotation: the next word is capitalized anyway.
@@ -29,7 +30,7 @@ _RUN = re.compile(
     r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*(?: [A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
 )
 # The word before a name and what lies between them; the word after it.
-_BEFORE = re.compile(r"([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
+_BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
 _LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
@@ -52,6 +53,7 @@ class NameCounts:
     speakers: Counter[str] = field(default_factory=Counter)
     before: Counter[str] = field(default_factory=Counter)  # the lower-case word before it
     after: Counter[str] = field(default_factory=Counter)  # the lower-case word after it
+    before_two: Counter[str] = field(default_factory=Counter)  # "city of", "in the"
     addressed: Counter[str] = field(default_factory=Counter)  # speakers saying it to someone
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
 
@@ -73,7 +75,7 @@ class NameSurvey:
         lower = _LOWER.findall(text)
         self.lower.update(lower)
         real = not REAL_WORLD.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
-        for name, start, previous, following, opens in spans(text):
+        for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
             if counts is None:
                 counts = self.names[name] = NameCounts()
@@ -83,6 +85,8 @@ class NameSurvey:
                 counts.mid_sentence += 1
             if previous:
                 counts.before[previous] += 1
+            if two:
+                counts.before_two[two] += 1
             if following:
                 counts.after[following] += 1
             if opens:
@@ -91,13 +95,24 @@ class NameSurvey:
                 counts.out_of_game += 1
 
 
-def spans(text: str) -> list[tuple[str, bool, str, str, bool]]:
+class Span(NamedTuple):
+    """A name said in a unit, and what is said around it."""
+
+    name: str
+    start: bool  # it opens a sentence
+    before: str  # the lower-case word before it, or ""
+    after: str  # the lower-case word after it, or ""
+    vocative: bool  # said to someone
+    before_two: str = ""  # the two lower-case words before it ("city of"), or ""
+
+
+def spans(text: str) -> list[Span]:
     """Each name of ``text`` (apostrophes already plain) as (name, starts a sentence, the
     lower-case word before it or "", the lower-case word after it or "", said to someone).
     A sentence's opening function word ("So", "The", "And") and a title ("Lord") are no
     part of the name after them: "So Nostoc says" is ``Nostoc``, in the middle of the
     sentence, after ``so``."""
-    out: list[tuple[str, bool, str, str, bool]] = []
+    out: list[Span] = []
     for run in _RUN.finditer(text):
         begin = run.start()
         words = run.group().split(" ")
@@ -117,15 +132,19 @@ def spans(text: str) -> list[tuple[str, bool, str, str, bool]]:
     return out
 
 
-def _span(text: str, begin: int, words: list[str]) -> tuple[str, bool, str, str, bool]:
+def _span(text: str, begin: int, words: list[str]) -> Span:
     before = _BEFORE.search(text, max(0, begin - 40), begin)
+    two = ""
     if before is None:
         start, previous = True, ""
     else:
-        start = bool(_BREAK.search(before.group(2)))
-        previous = "" if start else before.group(1).lower()
+        start = bool(_BREAK.search(before.group(3)))
+        previous = "" if start else before.group(2).lower()
+        if previous and before.group(1):
+            two = f"{before.group(1).lower()} {previous}"
     while len(words) > 1 and (words[0] in TITLES or (start and words[0].lower() in OPENERS)):
         begin += len(words[0]) + 1
+        two = f"{previous} {words[0].lower()}" if previous else ""
         previous, start, words = words[0].lower(), False, words[1:]
     end = begin + len(" ".join(words))
     name = " ".join(words)
@@ -133,7 +152,7 @@ def _span(text: str, begin: int, words: list[str]) -> tuple[str, bool, str, str,
         name = name[:-2]
     following = _AFTER.match(text, end)
     after = "" if following is None else following.group(1).lower()
-    return name, start, previous, after, _vocative(text, begin, end, start)
+    return Span(name, start, previous, after, _vocative(text, begin, end, start), two)
 
 
 def _vocative(text: str, begin: int, end: int, start: bool) -> bool:
@@ -168,7 +187,7 @@ TITLES = _words(
     "Miss Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff "
     "Brother Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor "
     "Doctor Dr Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
-    "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand"
+    "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand Keeper"
 )
 # Words that open a sentence before a name: never part of it.
 OPENERS = _words(

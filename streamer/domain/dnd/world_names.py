@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from streamer.domain.dnd.name_cues import (
     DEITY_AFTER,
     DEITY_BEFORE,
+    DEITY_OF,
     GAME_TERMS,
     LANGUAGES,
     NOT_NAMES,
@@ -28,6 +29,7 @@ from streamer.domain.dnd.name_cues import (
     PERSON_BEFORE,
     PLACE_AFTER,
     PLACE_BEFORE,
+    PLACE_OF,
     PLACE_WORDS,
 )
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
@@ -37,6 +39,7 @@ from streamer.framework.names import name_key
 SAID_TO_PLAYERS = 2  # the game master says a party name to someone at least this often
 ADDRESSERS = 3  # or this many speakers do
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
+TITLED = frozenset(title.lower() for title in TITLES)
 
 
 @functools.cache
@@ -59,8 +62,12 @@ def _place_word(forms: Iterable[str]) -> bool:
 
 
 def _known_elsewhere(name: str) -> bool:
+    """An SRD creature, item or spell, or a spell said as a verb ("Hunter's Marked")."""
     key = name_key(name)
-    return key in _catalog_keys() or srd_spells().known(name) is not None
+    spells = srd_spells()
+    return key in _catalog_keys() or any(
+        spells.known(form) is not None for form in (name, name.removesuffix("ed"))
+    )
 
 
 @dataclass
@@ -112,9 +119,13 @@ def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
     for name in sorted(names):
         if " " in name:
             continue
-        holding = holders.get(name, [])
         own = _kind(names[name], [name], gm)
-        if len(holding) == 1 and own in (None, _kind(names[holding[0]], holding, gm) or "npc"):
+        holding = [
+            longer
+            for longer in holders.get(name, [])
+            if own in (None, _kind(names[longer], [longer], gm) or "npc")
+        ]
+        if len(holding) == 1:
             groups[holding[0]].forms.append(name)
         else:
             groups[name] = _Group(name, [name])
@@ -130,6 +141,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.speakers.update(counts.speakers)
     total.before.update(counts.before)
     total.after.update(counts.after)
+    total.before_two.update(counts.before_two)
     total.addressed.update(counts.addressed)
     total.out_of_game += counts.out_of_game
 
@@ -164,10 +176,12 @@ def classify(
         keys = {name_key(form) for form in group.forms}
         if keys & party_keys or (not party and _party_word(group.counts, gm)):
             continue
-        if not _worldly(group, survey, labels):
+        if not _worldly(group, survey, labels, gm):
             continue
         common = any(survey.lower[word.lower()] for word in group.name.split())
         kind = _kind(group.counts, group.forms, gm, common)
+        if kind == "npc" and _family(group.name, survey):
+            continue
         name = _canonical(group, glossary)
         target = npcs if kind == "npc" else places if kind == "place" else None
         if target is not None:
@@ -190,14 +204,16 @@ def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:
     return group.name
 
 
-def _worldly(group: _Group, survey: NameSurvey, labels: set[str]) -> bool:
+def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bool:
     """Rule 2 and rule 5: a name of the session's world, said enough."""
     counts = group.counts
     if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
         return False
-    if counts.said < 2 and not (
-        counts.before["named"] or counts.before["called"] or _place_word(group.forms)
-    ):
+    if not counts.speakers[gm] and not _place_word(group.forms):
+        return False  # the players' talk: out of the game, or a joke
+    introduced = counts.before["named"] + counts.before["called"]
+    introduced += sum(n for word, n in counts.before.items() if word in TITLED)
+    if counts.said < 2 and not (introduced or _place_word(group.forms)):
         return False
     for form in group.forms:
         words = form.split()
@@ -212,22 +228,37 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str]) -> bool:
     return not (group.name.endswith("s") and counts.before["the"] * 2 >= counts.said)
 
 
+def _family(name: str, survey: NameSurvey) -> bool:
+    """A family name: its plural said after "the" at least half the time ("the
+    Briarwoods"): "Lady Briarwood" is one of several."""
+    plural = survey.names.get(name + "s")
+    return plural is not None and plural.before["the"] * 2 >= plural.said
+
+
 def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) -> str | None:
     """Rule 4: ``npc``, ``place`` or ``None``; ``common``: a word of the name is said in
     lower case too ("Stunning Strike"), so it is no first and last name."""
     if _place_word(forms):
         return "place"
-    person: float = sum(n for word, n in counts.before.items() if word in PERSON_BEFORE)
+    deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
+    deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
+    person: float = sum(
+        n for word, n in counts.before.items() if word in PERSON_BEFORE or word in TITLED
+    )
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
     person += sum(n for who, n in counts.addressed.items() if who != gm)
     place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
     place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
+    for two, n in counts.before_two.items():  # "city of Emon", "into the Underdark"
+        first, _, second = two.partition(" ")
+        place += n * (
+            (second == "of" and first in PLACE_OF) or (second == "the" and first in PLACE_BEFORE)
+        )
+        deity += n * (second == "of" and first in DEITY_OF)
     several = any(" " in form or "-" in form for form in forms)
     if several:
         place += counts.before["the"] / 2
         person += counts.before["the"] == 0 and not common  # a first and a last name
-    deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
-    deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
     if place > person:
         return "place"
     if person > place and deity * 2 < counts.said:
