@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamer.domain.dnd import name_mining
-from streamer.domain.dnd.npc_rules import NpcNames, NpcRules
+from streamer.domain.dnd.npc_rules import FormMatcher, NpcNames, NpcRules
 from streamer.domain.dnd.place_rules import PlaceRules
 from streamer.domain.dnd.proper_nouns import NameSurvey, Span, spans
 from streamer.domain.dnd.world_names import WorldNames, classify
@@ -185,3 +185,9 @@ def test_a_chunk_s_new_units() -> None:
     assert new_units((), (a, b)) == (a, b)
     assert new_units((a, b), (b, c, d)) == (c, d)
     assert new_units((a, b), (c, d)) == (c, d)
+
+
+def test_a_form_is_a_whole_word_an_apostrophe_inside_a_word_too() -> None:
+    matcher = FormMatcher.of({"Vax": "Vax", "Gilmore": "Gilmore", "Kima": "Kima"})
+    assert matcher.named("Vax'ildan and Tal'Vax") == []
+    assert matcher.named("Gilmore's shop, 'Kima', Vax.") == ["Gilmore", "Kima", "Vax"]

@@ -142,7 +142,8 @@ def _build(forms: Mapping[str, str]) -> FormMatcher:
         return FormMatcher(None, {}, Gate(()))
     ordered = sorted(lowered, key=lambda form: (-len(form), form))
     alternatives = "|".join(r"\s+".join(map(re.escape, form.split())) for form in ordered)
-    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    # a whole word: "Gilmore's" names Gilmore, "Vax'ildan" does not name Vax
+    pattern = re.compile(rf"(?<!\w)(?<!\w')(?:{alternatives})(?!\w)(?!'(?!s\b)\w)")
     keywords: Iterable[str] = (_first_word(form) for form in ordered)
     return FormMatcher(pattern, lowered, Gate(keywords))
 
