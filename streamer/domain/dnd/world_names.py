@@ -225,7 +225,8 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
             return False
     if all(survey.lower[word.lower()] * 2 >= counts.said for word in group.name.split()):
         return False
-    return not (group.name.endswith("s") and counts.before["the"] * 2 >= counts.said)
+    plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
+    return not (plural and counts.before["the"] * 2 >= counts.said)
 
 
 def _family(name: str, survey: NameSurvey) -> bool:
