@@ -31,6 +31,7 @@ CRD3 = SHARED / "data" / "crd3"
 KIND_OF_LANE = {
     "spells": "dnd/spell-casts",
     "npcs": "dnd/npcs",
+    "places": "dnd/places",
     "npc-interactions": "dnd/npc-interactions",
     "combat-turns": "dnd/combat-turns",
     "item-events": "dnd/item-events",

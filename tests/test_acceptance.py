@@ -284,6 +284,7 @@ def test_lane_schemas_counts_and_reference_semantics_do_not_change(tmp_path: Pat
     assert identities == {
         "dnd/spell-casts": ("notarius.dnd.spell_casts", "notarius_dnd_spell_casts_v1", "v1"),
         "dnd/npcs": ("notarius.dnd.npcs", "notarius_dnd_npcs_v1", "v1"),
+        "dnd/places": ("notarius.dnd.places", "notarius_dnd_places_v1", "v1"),
         "dnd/npc-interactions": (
             "notarius.dnd.npc_interactions",
             "notarius_dnd_npc_interactions_v1",

@@ -116,6 +116,7 @@ def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
         "item-events",
         "npc-interactions",
         "npcs",
+        "places",
         "spells",
     ]
     # the conventional variables name the same server; the key by its variable's name only

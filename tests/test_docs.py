@@ -361,7 +361,7 @@ CONFIGURATION_ERRORS = {
     "pipeline: {lanes: [{id: Spells, artifact_kind: dnd/npcs}]}\n": "$.pipeline.lanes[0].id: \"Spells\" is not a valid lane ID (hint: lane IDs are 1-64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit)",
     "pipeline: {lanes: [{id: spells, artifact_kind: dnd/npcs}, {id: ' spells', artifact_kind: dnd/npcs}]}\n": '$.pipeline.lanes[1].id: duplicate lane ID "spells"',
     "pipeline: {lanes: [{id: a, artifact_kind: 3}]}\n": "$.pipeline.lanes[0].artifact_kind must be a string",
-    "pipeline: {lanes: [{id: a, artifact_kind: dnd/spells}]}\n": '$.pipeline.lanes[0].artifact_kind: unknown artifact kind "dnd/spells" (hint: known kinds: dnd/combat-turns, dnd/item-events, dnd/npc-interactions, dnd/npcs, dnd/party-roster, dnd/scene-descriptions, dnd/spell-casts)',
+    "pipeline: {lanes: [{id: a, artifact_kind: dnd/spells}]}\n": '$.pipeline.lanes[0].artifact_kind: unknown artifact kind "dnd/spells" (hint: known kinds: dnd/combat-turns, dnd/item-events, dnd/npc-interactions, dnd/npcs, dnd/party-roster, dnd/places, dnd/scene-descriptions, dnd/spell-casts)',
     LANES
     + "  chunking: {max_units: 0}\n": "$.pipeline.chunking.max_units must be an integer from 1 to 10,000",
     LANES

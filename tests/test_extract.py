@@ -50,6 +50,7 @@ ALL_LANES = [
     {"id": "combat-turns", "artifact_kind": "dnd/combat-turns"},
     {"id": "item-events", "artifact_kind": "dnd/item-events"},
     {"id": "scene-descriptions", "artifact_kind": "dnd/scene-descriptions"},
+    {"id": "places", "artifact_kind": "dnd/places"},
     {"id": "roster", "artifact_kind": "dnd/party-roster"},
 ]
 
@@ -132,7 +133,7 @@ def test_the_request_of_each_kind_carries_its_prompt_and_strict_schema(tmp_path:
     }
     extracted = [kind for kind in registry if kind.extraction is not None]
     assert sorted(sent) == sorted(kind.schema.name for kind in extracted)
-    assert len(extracted) == 6 and result.skipped == ("roster",)
+    assert len(extracted) == 7 and result.skipped == ("roster",)
     for kind in extracted:
         assert kind.extraction is not None
         request = sent[kind.schema.name]
@@ -162,7 +163,7 @@ def test_the_request_of_each_kind_carries_its_prompt_and_strict_schema(tmp_path:
         SPELL_CASTS_STRICT
     )
     assert {lane_["lane_id"]: lane_["candidates"] for lane_ in result.lanes} == {
-        item["id"]: 0 for item in ALL_LANES[:6]
+        item["id"]: 0 for item in ALL_LANES[:7]
     }
 
 

@@ -29,6 +29,7 @@ CONTRACT: dict[str, dict[str, str]] = {
         "source_refs": REFS,
     },
     "dnd/npcs": {"npc_id": NON_EMPTY, "name": NON_EMPTY, "source_refs": REFS},
+    "dnd/places": {"place_id": NON_EMPTY, "name": NON_EMPTY, "source_refs": REFS},
     "dnd/npc-interactions": {"interaction_id": NON_EMPTY, "npc": NON_EMPTY, "source_refs": REFS},
     "dnd/combat-turns": {
         "turn_id": NON_EMPTY,
@@ -61,6 +62,7 @@ GOOD = {
 ID_MEMBER = {
     "dnd/spell-casts": "spell_cast_id",
     "dnd/npcs": "npc_id",
+    "dnd/places": "place_id",
     "dnd/npc-interactions": "interaction_id",
     "dnd/combat-turns": "turn_id",
     "dnd/item-events": "item_event_id",

@@ -10,9 +10,14 @@ from pathlib import Path
 import yaml
 
 from streamer import api
-from streamer.domain.dnd.npc_rules import NO_NAMES, NpcInteractionRules, NpcRules, npc_forms
+from streamer.domain.dnd.npc_rules import (
+    NO_NAMES,
+    NO_NPCS,
+    NpcInteractionRules,
+    NpcRules,
+    npc_forms,
+)
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
-from tests.extract_support import candidates
 
 PARTY = {"LAURA": "Vex'ahlia", "SAM": "Scanlan Shorthalt"}
 NAMES = {
@@ -69,10 +74,11 @@ def test_an_interaction_is_a_party_players_turn_naming_the_npc() -> None:
 
 
 def test_without_glossary_names_nothing_and_a_note() -> None:
-    for rules in (NpcRules(), NpcInteractionRules()):
+    # no survey ran: no NPC is mined
+    for rules, note in ((NpcRules(), NO_NPCS), (NpcInteractionRules(), NO_NAMES)):
         context = RulesContext(PARTY, {"vex": "Vex'ahlia"})
         assert rules(UNITS, context) == []
-        assert rules.note(context) == NO_NAMES
+        assert rules.note(context) == note
         assert rules.note(RulesContext(PARTY, NAMES)) is None
 
 
@@ -117,9 +123,8 @@ def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
         ("Gilmore", ["u000001", "u000002"]),
         ("Kima", ["u000003"]),
     ]
+    # without a glossary, the miner finds Gilmore (said twice, once after "Hi"); Kima,
+    # said once, is not found; the interactions rules read the glossary only
     bare = api.extract(config, source, tmp_path / "d")
-    assert [lane.get("note") for lane in bare.lanes] == [NO_NAMES, NO_NAMES]
-    assert [len(candidates(tmp_path / "d" / f"{lane}.jsonl")) for lane in ("npcs", "talks")] == [
-        1,
-        1,
-    ]
+    assert [lane.get("note") for lane in bare.lanes] == [None, NO_NAMES]
+    assert [lane["candidates"] for lane in bare.lanes] == [3, 0]

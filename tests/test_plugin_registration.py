@@ -49,7 +49,7 @@ def test_streamer_registers_its_own_extension_points_as_entry_points() -> None:
     assert OUTPUTS.names() == ("json",)
     assert [fmt.name for fmt in api.import_formats()] == list(FORMATS.names())
     assert [engine.asks_model for engine in ENGINES.load_all()] == [True, False]
-    assert len(list(api.default_registry())) == 7
+    assert len(list(api.default_registry())) == 8
 
 
 def test_a_plugin_that_cannot_be_imported_is_named(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from tests.test_extract_rules import PARTIES
 HALLUCINATED: dict[str, dict[str, Any]] = {
     "spells": {"spell": "Meteor Swarm", "caster": None},
     "npcs": {"name": "Zorblax the Unseen"},
+    "places": {"name": "Castle Zorblax"},
     "npc-interactions": {"npc": "Zorblax the Unseen"},
     "combat-turns": {"combatant": "Gandalf", "round": 1},
     "item-events": {"item": "Vorpal Sword", "event": "acquired", "holder": None},
@@ -33,6 +34,7 @@ NPCS = {  # non-player characters these episodes name
 PATHS = {
     "spells": "$.record.spell",
     "npcs": "$.record.name",
+    "places": "$.record.name",
     "npc-interactions": "$.record.npc",
     "combat-turns": "$.record.combatant",
     "item-events": "$.record.item",

@@ -45,6 +45,7 @@ from streamer.extraction.requests import (
 )
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.signals import run_until_signal
+from streamer.extraction.survey import survey
 from streamer.extraction.transport import (
     ChatTransport,
     Completion,
@@ -346,12 +347,14 @@ def write_lane_files(
     progress: ChunkProgress,
 ) -> None:
     """The candidates file of every lane that did not fail, in chunk order, all of them in
-    one pass over the chunks (each rules lane answers a chunk as it goes by); a rules lane
+    one pass over the chunks (each rules lane answers a chunk as it goes by), after a
+    first pass when a rules lane surveys the session (``SurveyingRules``); a rules lane
     that can find nothing with this context says why in its receipt (``note``). A lane
     with several engines (a plan each, adjacent) writes one file, each chunk's records
     engine by engine, each naming its engine; an engine that failed gives none of its
     candidates (the others' are written: the rules' records survive a model that fails)."""
     writing = [lane for lane in lanes if not lane.failed]
+    survey(plan, [lane.extractor for lane in writing], context)
     for lane in writing:
         note = getattr(lane.extractor, "note", None)  # optional for a plugin's engine
         if callable(note):

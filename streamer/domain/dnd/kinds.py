@@ -1,4 +1,4 @@
-"""The seven D&D artifact kinds, v1 (``design/contract.md``), each declared once.
+"""The eight D&D artifact kinds, v1 (``design/contract.md``), each declared once.
 
 Each kind answers one question with the smallest record (ADR-0009). A record is one
 msgspec ``Struct``: its parser, encoder, JSON Schema and model-facing record (the record
@@ -20,6 +20,7 @@ import msgspec
 
 from streamer.domain.dnd import normalization_specs, prompts
 from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
+from streamer.domain.dnd.place_rules import PlaceRules
 from streamer.domain.dnd.rules import SpellCastRules
 from streamer.framework.kinds.extraction_spec import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
@@ -36,6 +37,12 @@ class SpellCast(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class Npc(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     npc_id: NonEmpty
+    name: NonEmpty
+    source_refs: SourceReferences
+
+
+class Place(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    place_id: NonEmpty
     name: NonEmpty
     source_refs: SourceReferences
 
@@ -99,6 +106,17 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.NPCS, rules=NpcRules()),
         normalization=normalization_specs.NPCS,
+    ),
+    ArtifactKind(
+        name="dnd/places",
+        default_lane="places",
+        question="Which named places does the session visit or talk about?",
+        record=Place,
+        labels={"place_id": "Place", "name": "Name", **_EVIDENCE},
+        id_member="place_id",
+        evidence_member="source_refs",
+        extraction=ExtractionSpec(prompts.PLACES, rules=PlaceRules()),
+        normalization=normalization_specs.PLACES,
     ),
     ArtifactKind(
         name="dnd/npc-interactions",

@@ -47,6 +47,13 @@ NPCS = NormalizationSpec(
     key_member="name",
     textual_members=("name",),
 )
+PLACES = NormalizationSpec(
+    id_prefix="place",
+    collapse=Collapse.REGISTRY,
+    name_members=("name",),
+    key_member="name",
+    textual_members=("name",),
+)
 NPC_INTERACTIONS = NormalizationSpec(
     id_prefix="interaction", name_members=("npc",), textual_members=("npc",)
 )

@@ -1,8 +1,12 @@
-"""The built-in rules of ``dnd/npcs`` and ``dnd/npc-interactions``: the group's own NPCs.
+"""The built-in rules of ``dnd/npcs`` and ``dnd/npc-interactions``: the session's NPCs.
 
-The rules know no NPC of their own: they read the glossary's ``names``. An entry is a
-*non-player character* when neither its name nor any of its aliases is a party character
-(the glossary's ``party``, compared by name key); every other entry is the party's.
+The NPCs are the glossary's and the session's own. A glossary entry is a *non-player
+character* when neither its name nor any of its aliases is a party character (the
+glossary's ``party``, compared by name key); every other entry is the party's. The
+session's own are those the proper-noun miner tells from the whole session
+(``name_mining``, ``world_names``), once the survey pass has run: a mined name the
+glossary lists takes the glossary's name; one of the party's is never an NPC.
+``NpcNames.of(context)`` gives both (the glossary's forms first).
 
 - *Named*: a unit names an NPC when its text holds the NPC's name or one of its aliases
   as whole words (case-insensitive, apostrophe forms and runs of white space ignored; a
@@ -15,9 +19,9 @@ The rules know no NPC of their own: they read the glossary's ``names``. An entry
   ``party``): a player's turn of dialogue addressing or naming the NPC. The game master's
   turns (and any speaker the party does not list) give none.
 
-Without a glossary naming NPCs, the rules give no candidates, and the lane's receipt says
-so (``note``). The prefilter (``prefilter.Gate``, keyword: each name's first word) hands
-the per-unit rule only the units that can name one.
+Without a glossary naming NPCs and with no NPC mined (or no survey), the rules give no
+candidates, and the lane's receipt says so (``note``). The prefilter (``prefilter.Gate``,
+keyword: each name's first word) hands the per-unit rule only the units that can name one.
 """
 
 from __future__ import annotations
@@ -27,38 +31,58 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from streamer.domain.dnd import name_mining
 from streamer.domain.dnd.prefilter import Gate
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
-NPCS_VERSION = "dnd/npcs-rules@1"
+NPCS_VERSION = "dnd/npcs-rules@2"
 INTERACTIONS_VERSION = "dnd/npc-interactions-rules@1"
 NO_NAMES = (
     "the glossary names no non-player character (its names, less the party's): "
     "the rules look for those names only"
 )
+NO_NPCS = (
+    "the glossary names no non-player character (its names, less the party's) "
+    "and the transcript names none the rules can tell"
+)
+GLOSSARY_NPCS = "dnd/glossary-npc-names"
 _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 _FIRST_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
-class NpcNames:
-    """The glossary's NPCs: one pattern over lower-cased text, and the NPC of each form."""
+class FormMatcher:
+    """Names and their forms: one pattern over lower-cased text, and the name of each form."""
 
     pattern: re.Pattern[str] | None
-    npc_of: Mapping[str, str]  # a form, lower-cased, single-spaced -> the NPC's name
+    npc_of: Mapping[str, str]  # a form, lower-cased, single-spaced -> the name
     gate: Gate
+    short: frozenset[str] = frozenset()  # forms that do not say their name alone
 
     @staticmethod
-    def of(context: RulesContext) -> NpcNames:
-        found = context.memo.get(NPCS_VERSION)
-        if not isinstance(found, NpcNames):
-            found = _build(npc_forms(context))
-            context.memo[NPCS_VERSION] = found
-        return found
+    def of(forms: Mapping[str, str], short: Iterable[str] = ()) -> FormMatcher:
+        """The matcher of ``forms`` (a form -> its name); ``short``: the forms that do not
+        say their name alone ("Nostoc" of "Nostoc Greyspine")."""
+        built = _build(forms)
+        lowered = frozenset(" ".join(form.lower().split()) for form in short)
+        return FormMatcher(built.pattern, built.npc_of, built.gate, lowered)
+
+    def mentions(self, text: str) -> list[tuple[str, bool]]:
+        """The names ``text`` says, each once, in order of first mention, and whether a
+        form that says the name alone is among them."""
+        if self.pattern is None:
+            return []
+        low = text.translate(_APOSTROPHES).lower()
+        out: dict[str, bool] = {}
+        for match in self.pattern.finditer(low):
+            form = " ".join(match.group().split())
+            name = self.npc_of[form]
+            out[name] = out.get(name, False) or form not in self.short
+        return list(out.items())
 
     def named(self, text: str) -> list[str]:
-        """The NPCs ``text`` names, each once, in order of first mention."""
+        """The names ``text`` says, each once, in order of first mention."""
         if self.pattern is None:
             return []
         low = text.translate(_APOSTROPHES).lower()
@@ -68,6 +92,33 @@ class NpcNames:
             if npc not in out:
                 out.append(npc)
         return out
+
+
+class NpcNames(FormMatcher):
+    """The run's NPCs: the glossary's and, after the survey, the session's mined ones
+    (``of``), or the glossary's only (``glossary``)."""
+
+    @staticmethod
+    def glossary(context: RulesContext) -> NpcNames:
+        found = context.memo.get(GLOSSARY_NPCS)
+        if not isinstance(found, NpcNames):
+            built = FormMatcher.of(npc_forms(context))
+            found = NpcNames(built.pattern, built.npc_of, built.gate, built.short)
+            context.memo[GLOSSARY_NPCS] = found
+        return found
+
+    @staticmethod
+    def of(context: RulesContext) -> NpcNames:  # type: ignore[override]
+        found = context.memo.get(name_mining.NPC_NAMES)
+        if not isinstance(found, NpcNames):
+            mined = name_mining.mined(context)
+            glossary = npc_forms(context)
+            said_alone = {" ".join(form.lower().split()) for form in glossary}
+            short = {form for form in mined.short if form.lower() not in said_alone}
+            built = FormMatcher.of({**mined.npcs, **glossary}, short)
+            found = NpcNames(built.pattern, built.npc_of, built.gate, built.short)
+            context.memo[name_mining.NPC_NAMES] = found
+        return found
 
 
 def npc_forms(context: RulesContext) -> dict[str, str]:
@@ -84,16 +135,17 @@ def npc_forms(context: RulesContext) -> dict[str, str]:
     }
 
 
-def _build(forms: Mapping[str, str]) -> NpcNames:
+def _build(forms: Mapping[str, str]) -> FormMatcher:
     lowered = {" ".join(key.lower().split()): npc for key, npc in forms.items()}
     lowered = {form: npc for form, npc in lowered.items() if _FIRST_WORD.search(form)}
     if not lowered:
-        return NpcNames(None, {}, Gate(()))
+        return FormMatcher(None, {}, Gate(()))
     ordered = sorted(lowered, key=lambda form: (-len(form), form))
     alternatives = "|".join(r"\s+".join(map(re.escape, form.split())) for form in ordered)
-    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    # a whole word: "Gilmore's" names Gilmore, "Vax'ildan" does not name Vax
+    pattern = re.compile(rf"(?<!\w)(?<!\w')(?:{alternatives})(?!\w)(?!'(?!s\b)\w)")
     keywords: Iterable[str] = (_first_word(form) for form in ordered)
-    return NpcNames(pattern, lowered, Gate(keywords))
+    return FormMatcher(pattern, lowered, Gate(keywords))
 
 
 def _first_word(form: str) -> str:
@@ -102,7 +154,7 @@ def _first_word(form: str) -> str:
     return found.group()
 
 
-def _reference(unit: ShownUnit) -> list[dict[str, str]]:
+def reference(unit: ShownUnit) -> list[dict[str, str]]:
     return [{"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}]
 
 
@@ -114,29 +166,53 @@ class _NpcRules:
         self._prefilter = prefilter
 
     def note(self, context: RulesContext) -> str | None:
-        return NO_NAMES if NpcNames.of(context).pattern is None else None
+        return NO_NPCS if self._names(context).pattern is None else None
+
+    def _names(self, context: RulesContext) -> NpcNames:
+        return NpcNames.of(context)
 
     def _speaks(self, unit: ShownUnit, context: RulesContext) -> bool:
         return True
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
-        names = NpcNames.of(context)
+        names = self._names(context)
         if names.pattern is None:
             return []
         chosen: Iterable[ShownUnit] = units
         if self._prefilter:
             chosen = [units[i] for i in names.gate.units([unit.text for unit in units])]
-        records: list[dict[str, Any]] = []
-        for unit in chosen:
-            if not self._speaks(unit, context):
-                continue
-            for npc in names.named(unit.text):
-                records.append({self.member: npc, "source_refs": _reference(unit)})
-        return records
+        chosen = [unit for unit in chosen if self._speaks(unit, context)]
+        return cite(names, chosen, self.member)
+
+
+def cite(matcher: FormMatcher, units: Sequence[ShownUnit], member: str) -> list[dict[str, Any]]:
+    """One record per unit and name said there, citing the unit; a unit saying a name only
+    by a short form ("Nostoc") cites too the nearest unit of the chunk saying it alone
+    ("Nostoc Greyspine", the earlier one of two as near), or gives no record."""
+    said = [(index, matcher.mentions(unit.text)) for index, unit in enumerate(units)]
+    alone: dict[str, list[int]] = {}
+    for index, mentions in said:
+        for name, whole in mentions:
+            if whole:
+                alone.setdefault(name, []).append(index)
+    records: list[dict[str, Any]] = []
+    for index, mentions in said:
+        for name, whole in mentions:
+            refs = reference(units[index])
+            if not whole:
+                near = min(alone.get(name, []), key=lambda at: (abs(at - index), at), default=None)
+                if near is None:
+                    continue
+                refs += reference(units[near])
+            records.append({member: name, "source_refs": refs})
+    return records
 
 
 class NpcRules(_NpcRules):
-    """``dnd/npcs``: every unit naming a glossary NPC."""
+    """``dnd/npcs``: every unit naming a glossary NPC or a mined one (after its survey)."""
+
+    def survey(self, units: Sequence[ShownUnit], context: RulesContext) -> None:
+        name_mining.survey(self.version, units, context)
 
 
 class NpcInteractionRules(_NpcRules):
@@ -144,6 +220,12 @@ class NpcInteractionRules(_NpcRules):
 
     member = "npc"
     version = INTERACTIONS_VERSION
+
+    def note(self, context: RulesContext) -> str | None:
+        return NO_NAMES if self._names(context).pattern is None else None
+
+    def _names(self, context: RulesContext) -> NpcNames:
+        return NpcNames.glossary(context)  # NpcNames.of(context): the mined ones too
 
     def _speaks(self, unit: ShownUnit, context: RulesContext) -> bool:
         return context.character_of(unit.speaker) is not None

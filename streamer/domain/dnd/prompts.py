@@ -7,7 +7,7 @@ summary, an empty list is a good answer), then the chunk's units, then the lane'
 question and the shape of one record, so that a server without JSON Schema support
 (``structured_output: json_object`` or ``none``) still knows what to answer. Since the
 preamble and the units come first, a server with a prompt cache (llama.cpp, vLLM,
-OpenAI) evaluates a chunk once for all six lanes. The fixed part stays under about 1,500
+OpenAI) evaluates a chunk once for all seven lanes. The fixed part stays under about 1,500
 characters: ``tests/test_extract_config.py`` measures it.
 
 A prompt's text is part of its version: change the text, bump the ``@N`` (v1 put each
@@ -59,6 +59,15 @@ NPCS = _prompt(
     '{"name": NAME, ' + _REFS + "}",
 )
 
+PLACES = _prompt(
+    "dnd/places",
+    "Which named places does the session visit or talk about?",
+    "One record per named place (a city, region, building, tavern, ship...; not a "
+    "generic place such as the tavern), with the units that name it. name: as said, "
+    "without a leading article.",
+    '{"name": NAME, ' + _REFS + "}",
+)
+
 NPC_INTERACTIONS = _prompt(
     "dnd/npc-interactions",
     "When does the party deal with a non-player character?",
@@ -97,6 +106,7 @@ PROMPTS: dict[str, Prompt] = {
     for prompt in (
         SPELL_CASTS,
         NPCS,
+        PLACES,
         NPC_INTERACTIONS,
         COMBAT_TURNS,
         ITEM_EVENTS,

@@ -14,6 +14,11 @@ question is. A kind declares that here, as one ``ExtractionSpec`` on its ``Artif
 - ``RulesExtractor``: the built-in extractor of ``engine: rules``, for kinds that have one.
   It sees the units of one chunk (``ShownUnit``, exactly what a model is shown) and returns
   model-facing records as JSON-ready data, in the order it found them. Deterministic.
+- ``SurveyingRules``: a rules extractor that needs the whole session (how often a name is
+  said, by whom) has a ``survey(units, context)`` too: extraction calls it once a chunk, in
+  chunk order, with the units the chunk adds (never the overlap again), in a first pass
+  before the pass that writes candidates. It keeps bounded statistics in ``context.memo``
+  (counts per name, never the units) and returns nothing.
 
 Engines, which run the rules or ask a model, are declared in ``kinds.engines``.
 """
@@ -23,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
@@ -108,6 +113,26 @@ class RulesExtractor(Protocol):
     def __call__(
         self, units: Sequence[ShownUnit], context: RulesContext
     ) -> list[dict[str, Any]]: ...
+
+
+@runtime_checkable
+class SurveyingRules(Protocol):
+    """A rules extractor that surveys the session first: ``survey(units, context)`` is
+    called with each chunk's new units, in order, before any chunk is extracted."""
+
+    def survey(self, units: Sequence[ShownUnit], context: RulesContext) -> None: ...
+
+
+def new_units(previous: Sequence[ShownUnit], units: Sequence[ShownUnit]) -> Sequence[ShownUnit]:
+    """The units of a chunk its predecessor (``previous``) did not hold: a chunk's overlap
+    is the head of it, the tail of its predecessor."""
+    if not previous or not units:
+        return units
+    last = previous[-1].unit_id
+    for index, unit in enumerate(units):
+        if unit.unit_id == last:
+            return units[index + 1 :]
+    return units
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,196 @@
+"""The proper-noun survey: what the session says of each capitalized name, counted.
+
+A *name* is a run of capitalized words inside a sentence ("Nostoc Greyspine", "Slayer's
+Take"): each word starts with an upper-case letter and goes on in lower case (``I``, and
+words in capitals such as ``DM`` or ``OK``, are no names); words are joined by single
+spaces or hyphens only, so punctuation ends a name. A name's trailing possessive is dropped
+("Grog's" is ``Grog``). A name starting a sentence (after ``.``, ``!``, ``?``, ``:``, a
+quotation mark, a dash or an ellipsis, or at the start of the unit) is counted apart: every
+English sentence starts with a capital.
+
+``NameSurvey.add(speaker, text)`` counts, per name: how often it is said, how often in the
+middle of a sentence, by which speaker, and after which cue (``cues``: the word before it,
+the words after it, lower-cased). It also counts each lower-case word of the session (how
+common a word is *here*: "well" is said in lower case, "Brenna" never). The counts are
+bounded by the session's vocabulary, never its units. Deterministic: counts only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+_APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
+# What ends a sentence, or opens a quotation: the next word is capitalized anyway.
+_BREAK = re.compile(r"[.!?:;\"\u201c\u201d()\[\]]|--|\u2014|\u2026")
+# A run of capitalized words, one space apart (checked word by word after).
+_RUN = re.compile(
+    r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*(?: [A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
+)
+# The word before a name and what lies between them; the word after it.
+_BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
+_AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
+_LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of ``text``, one space apart."""
+    return frozenset(text.split())
+
+
+def _capitalized(word: str) -> bool:
+    return word[0].isupper() and (len(word) == 1 or not word[1:].replace("'", "").isupper())
+
+
+@dataclass
+class NameCounts:
+    """What the session says of one name."""
+
+    said: int = 0
+    mid_sentence: int = 0
+    speakers: Counter[str] = field(default_factory=Counter)
+    before: Counter[str] = field(default_factory=Counter)  # the lower-case word before it
+    after: Counter[str] = field(default_factory=Counter)  # the lower-case word after it
+    before_two: Counter[str] = field(default_factory=Counter)  # "city of", "in the"
+    addressed: Counter[str] = field(default_factory=Counter)  # speakers saying it to someone
+    out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
+
+
+@dataclass
+class NameSurvey:
+    """The session's names and lower-case words, counted unit by unit (``add``)."""
+
+    names: dict[str, NameCounts] = field(default_factory=dict)
+    lower: Counter[str] = field(default_factory=Counter)
+    speakers: Counter[str] = field(default_factory=Counter)  # units per speaker
+    units: int = 0
+
+    def add(self, speaker: str | None, text: str) -> None:
+        who = "" if speaker is None else " ".join(speaker.split())
+        self.units += 1
+        self.speakers[who] += 1
+        text = text.translate(_APOSTROPHES)
+        lower = _LOWER.findall(text)
+        self.lower.update(lower)
+        real = not REAL_WORLD.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
+        for name, start, previous, following, opens, two in spans(text):
+            counts = self.names.get(name)
+            if counts is None:
+                counts = self.names[name] = NameCounts()
+            counts.said += 1
+            counts.speakers[who] += 1
+            if not start:
+                counts.mid_sentence += 1
+            if previous:
+                counts.before[previous] += 1
+            if two:
+                counts.before_two[two] += 1
+            if following:
+                counts.after[following] += 1
+            if opens:
+                counts.addressed[who] += 1
+            if real:
+                counts.out_of_game += 1
+
+
+class Span(NamedTuple):
+    """A name said in a unit, and what is said around it."""
+
+    name: str
+    start: bool  # it opens a sentence
+    before: str  # the lower-case word before it, or ""
+    after: str  # the lower-case word after it, or ""
+    vocative: bool  # said to someone
+    before_two: str = ""  # the two lower-case words before it ("city of"), or ""
+
+
+def spans(text: str) -> list[Span]:
+    """Each name of ``text`` (apostrophes already plain) as (name, starts a sentence, the
+    lower-case word before it or "", the lower-case word after it or "", said to someone).
+    A sentence's opening function word ("So", "The", "And") and a title ("Lord") are no
+    part of the name after them: "So Nostoc says" is ``Nostoc``, in the middle of the
+    sentence, after ``so``."""
+    out: list[Span] = []
+    for run in _RUN.finditer(text):
+        begin = run.start()
+        words = run.group().split(" ")
+        parts: list[list[str]] = [[]]
+        for word in words:  # "DM", "I" and "OK" end a name
+            if _name_word(word):
+                parts[-1].append(word)
+            elif parts[-1]:
+                parts.append([])
+        if len(parts) > 1 or len(parts[0]) != len(words):
+            for part in parts:
+                if part:
+                    at = text.index(" ".join(part), begin)
+                    out.append(_span(text, at, part))
+            continue
+        out.append(_span(text, begin, words))
+    return out
+
+
+def _span(text: str, begin: int, words: list[str]) -> Span:
+    before = _BEFORE.search(text, max(0, begin - 40), begin)
+    two = ""
+    if before is None:
+        start, previous = True, ""
+    else:
+        start = bool(_BREAK.search(before.group(3)))
+        previous = "" if start else before.group(2).lower()
+        if previous and before.group(1):
+            two = f"{before.group(1).lower()} {previous}"
+    while len(words) > 1 and (words[0] in TITLES or (start and words[0].lower() in OPENERS)):
+        begin += len(words[0]) + 1
+        two = f"{previous} {words[0].lower()}" if previous else ""
+        previous, start, words = words[0].lower(), False, words[1:]
+    end = begin + len(" ".join(words))
+    name = " ".join(words)
+    if name.endswith("'s"):
+        name = name[:-2]
+    following = _AFTER.match(text, end)
+    after = "" if following is None else following.group(1).lower()
+    return Span(name, start, previous, after, _vocative(text, begin, end, start), two)
+
+
+def _vocative(text: str, begin: int, end: int, start: bool) -> bool:
+    """Whether the name is said to someone: opening a sentence before a comma or question
+    mark ("Grog, what do you do?"), or closing one after a comma ("Thank you, Brenna.")."""
+    following = text[end : end + 1]
+    if start:
+        return following in (",", "?")
+    return text[:begin].rstrip().endswith(",") and following in ("", ".", "!", "?")
+
+
+def _name_word(word: str) -> bool:
+    return _capitalized(word) and word != "I" and not word.startswith("I'")
+
+
+# Words of a unit about the real world (the show, its sponsors, its audience): a name
+# said mostly in such units is no name of the game's world ("Wyrmwood Gaming").
+REAL_WORLD = _words(
+    "sponsor sponsors sponsored sponsoring twitch youtube podcast episode episodes stream "
+    "streaming livestream merch merchandise subscribe subscribers subscription tickets "
+    "panel convention website tweet twitter instagram reddit patreon fans fan artist "
+    "charity donate donations donation promo giveaway discount videos video online "
+    "internet netflix album movie tv chatroom channel audience viewers"
+)
+REAL_WORLD_NAMES = frozenset(
+    ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
+)
+# Titles before a name: said of the person, no part of the name ("Lord Greyspine" is
+# ``Greyspine``, after ``lord``), when a name follows.
+TITLES = _words(
+    "Lord Lady Sir Dame Captain Cap King Queen Prince Princess Master Mister Mr Mrs Ms "
+    "Miss Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff "
+    "Brother Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor "
+    "Doctor Dr Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
+    "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand Keeper"
+)
+# Words that open a sentence before a name: never part of it.
+OPENERS = _words(
+    "a an and as at but by for from if in into oh okay on or our so the then there this "
+    "to well what when where while with yeah yes you your now no hey hi hello thanks"
+)

@@ -1,0 +1,267 @@
+"""The session's named NPCs and places, told apart from the survey's counts (``NameSurvey``).
+
+Every rule reads the whole session's counts of a name (``proper_nouns``), never one unit,
+in this order (``docs/extraction.md``, "The proper-noun miner", numbers them so):
+openings (``openings_split``), groups (``_groups``: "Nostoc" joins "Nostoc Greyspine"),
+not of the world (``_worldly``: lower-case words, speaker labels, SRD spells, creatures and
+items, languages, game words, plurals after "the", out-of-game talk), the party, person or
+place (``_kind``: cues before and after a name, place words, deities invoked), said enough.
+The glossary's names and aliases come first: a mined name whose key the glossary lists
+takes the glossary's name, and a party character's is never a record.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from streamer.domain.dnd.name_cues import (
+    DEITY_AFTER,
+    DEITY_BEFORE,
+    DEITY_OF,
+    GAME_TERMS,
+    LANGUAGES,
+    NOT_NAMES,
+    PERSON_AFTER,
+    PERSON_BEFORE,
+    PLACE_AFTER,
+    PLACE_BEFORE,
+    PLACE_OF,
+    PLACE_WORDS,
+)
+from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
+from streamer.domain.dnd.spell_catalog import srd_spells
+from streamer.framework.names import name_key
+
+SAID_TO_PLAYERS = 2  # the game master says a party name to someone at least this often
+ADDRESSERS = 3  # or this many speakers do
+_LANGUAGE_ENDINGS = ("ish", "ic", "ese")
+TITLED = frozenset(title.lower() for title in TITLES)
+
+
+@functools.cache
+def _catalog_keys() -> frozenset[str]:
+    """Name keys of the SRD's creatures and items (and their plurals), and its spells."""
+    text = importlib.resources.files("streamer.domain.dnd").joinpath("data/srd-world-names.json")
+    lists = json.loads(text.read_text(encoding="utf-8"))
+    keys: set[str] = set()
+    for name in [*lists["creatures"], *lists["items"]]:
+        key = name_key(name)
+        keys.update((key, key + "s", key + "es"))
+        if name in lists["creatures"]:  # "Goblin Boss" -> "goblin boss", and "boss" alone no
+            keys.add(name_key(name.split()[0]) + "s")
+    return frozenset(keys)
+
+
+def _place_word(forms: Iterable[str]) -> bool:
+    """A place word after a name's first word ("Leaky Tap Tavern", "Greyspine Manor")."""
+    return any(word in PLACE_WORDS for form in forms for word in form.split()[1:])
+
+
+def _known_elsewhere(name: str) -> bool:
+    """An SRD creature, item or spell, or a spell said as a verb ("Hunter's Marked")."""
+    key = name_key(name)
+    spells = srd_spells()
+    return key in _catalog_keys() or any(
+        spells.known(form) is not None for form in (name, name.removesuffix("ed"))
+    )
+
+
+@dataclass
+class _Group:
+    name: str
+    forms: list[str]
+    counts: NameCounts = field(default_factory=NameCounts)
+
+
+def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
+    """The survey's names, where a longer name only ever said opening a sentence, whose
+    first word the session says in lower case ("Eventually Devana"), or a title, is its
+    other words, said in the middle of the sentence after that word."""
+    names: dict[str, NameCounts] = {}
+    for name in sorted(survey.names):
+        counts = survey.names[name]
+        words = name.split()
+        first = words[0]
+        while len(words) > 1 and (
+            first in TITLES or first.lower() in OPENERS or _opener(first, counts, survey)
+        ):
+            opened = NameCounts()
+            _add(opened, counts)
+            opened.mid_sentence = counts.said
+            opened.before[first.lower()] += counts.said - counts.mid_sentence
+            counts, words = opened, words[1:]
+            first = words[0]
+        _add(names.setdefault(" ".join(words), NameCounts()), counts)
+    return names
+
+
+def _opener(word: str, counts: NameCounts, survey: NameSurvey) -> bool:
+    """A common word opening a sentence before a name: the session says it in lower case,
+    and the longer name never in the middle of a sentence (or it is a contraction)."""
+    common = survey.lower[word.lower()] > 0
+    return common and (counts.mid_sentence == 0 or "'" in word)
+
+
+def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
+    """Rule 1: one-word names joined to the one longer name holding them, unless the word
+    alone is told another kind than the longer name alone."""
+    longer = sorted((name for name in names if " " in name), key=lambda n: (-len(n), n))
+    holders: dict[str, list[str]] = {}
+    for name in longer:
+        words = name.split()
+        for word in {words[0], words[-1]}:
+            holders.setdefault(word, []).append(name)
+    groups = {name: _Group(name, [name]) for name in names if " " in name}
+    for name in sorted(names):
+        if " " in name:
+            continue
+        own = _kind(names[name], [name], gm)
+        holding = [
+            longer
+            for longer in holders.get(name, [])
+            if own in (None, _kind(names[longer], [longer], gm) or "npc")
+        ]
+        if len(holding) == 1:
+            groups[holding[0]].forms.append(name)
+        else:
+            groups[name] = _Group(name, [name])
+    for group in groups.values():
+        for form in group.forms:
+            _add(group.counts, names[form])
+    return [groups[name] for name in sorted(groups)]
+
+
+def _add(total: NameCounts, counts: NameCounts) -> None:
+    total.said += counts.said
+    total.mid_sentence += counts.mid_sentence
+    total.speakers.update(counts.speakers)
+    total.before.update(counts.before)
+    total.after.update(counts.after)
+    total.before_two.update(counts.before_two)
+    total.addressed.update(counts.addressed)
+    total.out_of_game += counts.out_of_game
+
+
+@dataclass(frozen=True)
+class WorldNames:
+    """The session's mined NPCs and places: each form said -> the name of its record."""
+
+    npcs: Mapping[str, str]
+    places: Mapping[str, str]
+    short: frozenset[str] = frozenset()  # the forms that are not their record's name
+
+
+def game_master(survey: NameSurvey, party: Iterable[str]) -> str:
+    """The speaker of the most units among those the party does not list."""
+    players = {name_key(speaker) for speaker in party}
+    speaking = [(-n, who) for who, n in survey.speakers.items() if name_key(who) not in players]
+    return min(speaking)[1] if speaking else ""
+
+
+def classify(
+    survey: NameSurvey, party: Mapping[str, str], glossary: Mapping[str, str]
+) -> WorldNames:
+    """Rules 1 to 5 over the whole session's counts."""
+    gm = game_master(survey, party)
+    labels = {name_key(word) for who in survey.speakers for word in who.split()}
+    party_keys = {name_key(character) for character in party.values()}
+    party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
+    npcs: dict[str, str] = {}
+    places: dict[str, str] = {}
+    for group in _groups(openings_split(survey), gm):
+        keys = {name_key(form) for form in group.forms}
+        if keys & party_keys or (not party and _party_word(group.counts, gm)):
+            continue
+        if not _worldly(group, survey, labels, gm):
+            continue
+        common = any(survey.lower[word.lower()] for word in group.name.split())
+        kind = _kind(group.counts, group.forms, gm, common)
+        if kind == "npc" and _family(group.name, survey):
+            continue
+        name = _canonical(group, glossary)
+        target = npcs if kind == "npc" else places if kind == "place" else None
+        if target is not None:
+            target.update(dict.fromkeys(group.forms, name))
+    short = {form for forms in (npcs, places) for form, name in forms.items() if form != name}
+    return WorldNames(npcs, places, frozenset(short))
+
+
+def _party_word(counts: NameCounts, gm: str) -> bool:
+    """Without a glossary's party: a name the game master says to someone twice, or that
+    three speakers say to someone ("Keyleth, ..." from three players)."""
+    return counts.addressed[gm] >= SAID_TO_PLAYERS or len(+counts.addressed) >= ADDRESSERS
+
+
+def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:
+    for form in [group.name, *group.forms]:
+        known = glossary.get(name_key(form))
+        if known is not None:
+            return known
+    return group.name
+
+
+def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bool:
+    """Rule 2 and rule 5: a name of the session's world, said enough."""
+    counts = group.counts
+    if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
+        return False
+    if not counts.speakers[gm] and not _place_word(group.forms):
+        return False  # the players' talk: out of the game, or a joke
+    introduced = counts.before["named"] + counts.before["called"]
+    introduced += sum(n for word, n in counts.before.items() if word in TITLED)
+    if counts.said < 2 and not (introduced or _place_word(group.forms)):
+        return False
+    for form in group.forms:
+        words = form.split()
+        if {name_key(word) for word in words} & labels or _known_elsewhere(form):
+            return False
+        if len(words) == 1 and (form.lower().endswith(_LANGUAGE_ENDINGS) or form in LANGUAGES):
+            return False
+        if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES or form in GAME_TERMS:
+            return False
+    if all(survey.lower[word.lower()] * 2 >= counts.said for word in group.name.split()):
+        return False
+    plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
+    return not (plural and counts.before["the"] * 2 >= counts.said)
+
+
+def _family(name: str, survey: NameSurvey) -> bool:
+    """A family name: its plural said after "the" at least half the time ("the
+    Briarwoods"): "Lady Briarwood" is one of several."""
+    plural = survey.names.get(name + "s")
+    return plural is not None and plural.before["the"] * 2 >= plural.said
+
+
+def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) -> str | None:
+    """Rule 4: ``npc``, ``place`` or ``None``; ``common``: a word of the name is said in
+    lower case too ("Stunning Strike"), so it is no first and last name."""
+    if _place_word(forms):
+        return "place"
+    deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
+    deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
+    person: float = sum(
+        n for word, n in counts.before.items() if word in PERSON_BEFORE or word in TITLED
+    )
+    person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
+    person += sum(n for who, n in counts.addressed.items() if who != gm)
+    place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
+    place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
+    for two, n in counts.before_two.items():  # "city of Emon", "into the Underdark"
+        first, _, second = two.partition(" ")
+        place += n * (
+            (second == "of" and first in PLACE_OF) or (second == "the" and first in PLACE_BEFORE)
+        )
+        deity += n * (second == "of" and first in DEITY_OF)
+    several = any(" " in form or "-" in form for form in forms)
+    if several:
+        place += counts.before["the"] / 2
+        person += counts.before["the"] == 0 and not common  # a first and a last name
+    if place > person:
+        return "place"
+    if person > place and deity * 2 < counts.said:
+        return "npc"
+    return None

@@ -1,0 +1,193 @@
+"""The proper-noun miner: names found in a unit, the session's counts, and what they tell
+(NPCs, places, neither), on short lines written like a game's transcript; and the survey
+pass, whose counts do not depend on how the session is cut into chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamer.domain.dnd import name_mining
+from streamer.domain.dnd.npc_rules import FormMatcher, NpcNames, NpcRules
+from streamer.domain.dnd.place_rules import PlaceRules
+from streamer.domain.dnd.proper_nouns import NameSurvey, Span, spans
+from streamer.domain.dnd.world_names import WorldNames, classify
+from streamer.framework.chunking.chunker import Chunker
+from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit, new_units
+
+# A session as the game master and the players say it (written for these tests).
+SESSION = [
+    ("MATT", "You arrive in Westruun as the sun sets."),
+    ("MATT", "At the gate, a half-elf named Talwyn waves you over."),
+    ("MATT", 'Talwyn says, "Welcome, travelers. Grog, what do you do?"'),
+    ("TRAVIS", "I ask Talwyn where the Slayer's Take is."),
+    ("MATT", 'Talwyn nods. "The Slayer\'s Take is past the market. Grog, you see it."'),
+    ("LAURA", "Thank you, Talwyn."),
+    ("MATT", "You head towards Westruun's east gate, where Nostoc Greyspine waits."),
+    ("SAM", "Nostoc, we meet again."),
+    ("MATT", "Nostoc smiles. Two Goblins watch from the Firebrook Inn."),
+    ("LAURA", "Well, Traveler guide me. By the Traveler, I cast Fireball."),
+    ("LIAM", "Traveler bless us. We stay at the Firebrook Inn tonight."),
+]
+
+
+def surveyed(lines: Sequence[tuple[str, str]]) -> NameSurvey:
+    survey = NameSurvey()
+    for speaker, text in lines:
+        survey.add(speaker, text)
+    return survey
+
+
+def test_a_unit_s_names_with_their_cues() -> None:
+    assert spans("So Lord Nostoc Greyspine says hello.") == [
+        Span("Nostoc Greyspine", False, "lord", "says", False, "so lord")
+    ]
+    assert spans("Thank you, Brenna. We go to the Slayer's Take in Emon.") == [
+        Span("Thank", True, "", "you", False),
+        Span("Brenna", False, "you", "", True, "thank you"),
+        Span("We", True, "", "go", False),
+        Span("Slayer's Take", False, "the", "in", False, "to the"),
+        Span("Emon", False, "in", "", False, "take in"),
+    ]
+    assert spans("Grog, what do you do?") == [Span("Grog", True, "", "what", True)]
+    assert spans("OK Grog I Kima DM") == [
+        Span("Grog", False, "ok", "i", False),
+        Span("Kima", False, "i", "dm", False, "grog i"),
+    ]
+    assert spans("Kima's sword") == [Span("Kima", True, "", "sword", False)]
+    assert spans("a cleric of Pelor, from the city of Emon") == [
+        Span("Pelor", False, "of", "from", False, "cleric of"),
+        Span("Emon", False, "of", "", False, "city of"),
+    ]
+
+
+def test_the_session_s_npcs_and_places() -> None:
+    found = classify(surveyed(SESSION), {}, {})
+    assert found == WorldNames(
+        npcs={
+            "Nostoc": "Nostoc Greyspine",
+            "Nostoc Greyspine": "Nostoc Greyspine",
+            "Talwyn": "Talwyn",
+        },
+        places={
+            "Firebrook Inn": "Firebrook Inn",
+            "Slayer's Take": "Slayer's Take",
+            "Westruun": "Westruun",
+        },
+        short=frozenset({"Nostoc"}),
+    )
+
+
+def test_the_glossary_s_party_and_names_come_first() -> None:
+    party = {"TRAVIS": "Grog Strongjaw"}
+    glossary = {"talwyn": "Talwyn the Warden", "grog": "Grog Strongjaw"}
+    found = classify(surveyed(SESSION), party, glossary)
+    assert found.npcs["Talwyn"] == "Talwyn the Warden"
+    assert "Grog" not in found.npcs and "Grog" not in found.places
+    # a party character's name is never an NPC, even said by a player to someone
+    lines = [*SESSION, ("SAM", "Grog, help me."), ("LIAM", "Grog, no!"), ("SAM", "Hi Grog")]
+    assert "Grog" not in classify(surveyed(lines), party, glossary).npcs
+
+
+def test_without_a_party_names_said_to_the_players_are_the_party() -> None:
+    # "Grog, ..." said twice by the game master: Grog is the party's
+    survey = surveyed([*SESSION, ("MATT", "Grog nods.")])
+    assert survey.names["Grog"].addressed == {"MATT": 2}
+    assert "Grog" not in classify(survey, {}, {}).npcs
+
+
+def test_words_of_the_game_and_the_real_world_are_no_names() -> None:
+    lines = [
+        ("MATT", "Roll a Perception check. Make it a Perception check, Sam."),
+        ("SAM", "Thanks to Wyrmwood Gaming, our sponsor. Go to Wyrmwood Gaming online."),
+        ("MATT", "Then Okay says hi. And Okay nods."),
+        ("MATT", "The Carvers wait. The Carvers are here, he says."),
+    ]
+    found = classify(surveyed(lines), {}, {})
+    assert found == WorldNames({}, {})
+
+
+def survey_in_chunks(
+    lines: Sequence[tuple[str, str]], max_units: int, overlap: int
+) -> RulesContext:
+    """The survey pass as extraction makes it: each chunk's new units, in order, to two
+    surveying rules sharing one context."""
+    units = [ShownUnit(f"u{i:03d}", speaker, text) for i, (speaker, text) in enumerate(lines)]
+    chunker: Chunker[ShownUnit] = Chunker(max_units, overlap)
+    chunks = [*chunker.add_many(units), *chunker.finish()]
+    context = RulesContext()
+    rules = (NpcRules(), PlaceRules())
+    previous: Sequence[ShownUnit] = ()
+    for chunk in chunks:
+        for each in rules:
+            each.survey(new_units(previous, chunk.items), context)
+        previous = chunk.items
+    return context
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(SESSION), min_size=1, max_size=30),
+    st.integers(min_value=2, max_value=12),
+    st.data(),
+)
+def test_the_survey_does_not_depend_on_the_chunks(
+    lines: list[tuple[str, str]], max_units: int, data: st.DataObject
+) -> None:
+    overlap = data.draw(st.integers(min_value=0, max_value=max_units - 1))
+    context = survey_in_chunks(lines, max_units, overlap)
+    # the brute-force reference: every unit once, in order, one survey
+    assert name_mining.mined(context) == classify(surveyed(lines), {}, {})
+
+
+def test_the_rules_cite_each_unit_and_a_short_form_with_the_whole_name() -> None:
+    context = survey_in_chunks(SESSION, 100, 10)
+    units = [ShownUnit(f"u{i:03d}", speaker, text) for i, (speaker, text) in enumerate(SESSION)]
+    npcs = NpcRules()(units, context)
+    assert [(r["name"], [x["start_unit_id"] for x in r["source_refs"]]) for r in npcs] == [
+        ("Talwyn", ["u001"]),
+        ("Talwyn", ["u002"]),
+        ("Talwyn", ["u003"]),
+        ("Talwyn", ["u004"]),
+        ("Talwyn", ["u005"]),
+        ("Nostoc Greyspine", ["u006"]),
+        ("Nostoc Greyspine", ["u007", "u006"]),
+        ("Nostoc Greyspine", ["u008", "u006"]),
+    ]
+    places = PlaceRules()(units, context)
+    assert [(r["name"], r["source_refs"][0]["start_unit_id"]) for r in places] == [
+        ("Westruun", "u000"),
+        ("Slayer's Take", "u003"),
+        ("Slayer's Take", "u004"),
+        ("Westruun", "u006"),
+        ("Firebrook Inn", "u008"),
+        ("Firebrook Inn", "u010"),
+    ]
+    assert NpcNames.of(context).named("Talwyn and Nostoc") == ["Talwyn", "Nostoc Greyspine"]
+    assert NpcNames.glossary(context).pattern is None
+
+
+def test_two_lanes_count_each_unit_once() -> None:
+    context = survey_in_chunks(SESSION, 4, 1)
+    found = context.memo[name_mining.SURVEY]
+    assert isinstance(found, tuple)
+    owner, counts = found
+    assert owner == NpcRules.version
+    assert isinstance(counts, NameSurvey)
+    assert counts.units == len(SESSION)
+    assert counts.names["Talwyn"].said == 5
+
+
+def test_a_chunk_s_new_units() -> None:
+    a, b, c, d = (ShownUnit(f"u{i}", None, "x") for i in range(4))
+    assert new_units((), (a, b)) == (a, b)
+    assert new_units((a, b), (b, c, d)) == (c, d)
+    assert new_units((a, b), (c, d)) == (c, d)
+
+
+def test_a_form_is_a_whole_word_an_apostrophe_inside_a_word_too() -> None:
+    matcher = FormMatcher.of({"Vax": "Vax", "Gilmore": "Gilmore", "Kima": "Kima"})
+    assert matcher.named("Vax'ildan and Tal'Vax") == []
+    assert matcher.named("Gilmore's shop, 'Kima', Vax.") == ["Gilmore", "Kima", "Vax"]
