@@ -1,0 +1,282 @@
+"""The item events of one unit's text, sentence by sentence (the forms ``rules`` lists)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+from streamer.domain.dnd.item_rules.context import ItemRules
+from streamer.domain.dnd.item_rules.phrases import MARKS, Item, item_at, sums_after, tokens
+from streamer.domain.dnd.spell_rules.text import words_of
+
+SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
+
+_FINDS = words_of("find found discover discovered retrieve receive loot")
+_FIND_SEQUENCES = (("pull", "out"),)
+_BETWEEN = words_of("also then now do quickly eventually finally")
+_HANDS = words_of("hands gives tosses passes slides throws")
+_ACQUIRES = words_of("pocket loot buy purchase steal take grab snag collect")
+_USES = words_of("drink quaff down use activate read throw pour apply uncork light")
+_GIVES = words_of("give hand pay toss pass slide")
+_PROGRESSIVE = {
+    "giving": "give", "handing": "hand", "paying": "pay", "tossing": "toss",
+    "passing": "pass", "sliding": "slide", "drinking": "drink", "using": "use",
+}  # fmt: skip
+_FIRST = frozenset({"i", "i'll", "i'm"})
+_HERE = frozenset({"here's", "here"})
+_SPEAKS = _FIRST | _HERE
+_AFTER_I = words_of("will just then also quickly immediately now")
+# Before "I" in its clause, or right after it: not (yet) an event
+_BLOCKERS = words_of(
+    "if can could would should might may must can't couldn't won't wouldn't don't "
+    "didn't not never when whenever unless until whether let's lets maybe probably "
+    "perhaps want wanna gonna going try tried was were had i'd could've to"
+)
+_POSSESSIVES = words_of("my your his her their our")
+_OBJECT_PRONOUNS = frozenset({"him", "her", "them", "it"})
+# The catalog's kinds an item must be of to be used (``used``); weapons and armor never
+USABLE = words_of(
+    "potion scroll wondrous-item ring wand staff rod poison adventuring-gear tools ammunition"
+)
+
+
+class Event(NamedTuple):
+    item: str  # as spoken; the catalog canonicalizes it
+    event: str
+    holder: str | None
+
+
+def events(
+    text: str,
+    rules: ItemRules,
+    character: str | None,
+    *,
+    narrator: bool,
+    after_player: bool | None,
+) -> list[Event]:
+    """The events of ``text``. ``character``: the speaker's character (or label, without a
+    party), who an ``I`` is; ``narrator``: the speaker plays no party character;
+    ``after_player``: whether the unit before is a party player's (``None``: no party)."""
+    found: list[Event] = []
+    for sentence in SENTENCE.findall(text.translate(APOSTROPHES)):
+        if sentence.rstrip().endswith("?"):
+            continue
+        words = tokens(sentence)
+        for index, word in enumerate(words):
+            if narrator:
+                found.extend(_found(words, index, rules))
+                found.extend(_handed(words, index, rules))
+            if character is None or word not in _SPEAKS or _blocked(words, index):
+                continue
+            if word in _FIRST:
+                found.extend(_first_person(words, index, rules, character, after_player))
+            elif not narrator and (word == "here's" or words[index + 1 : index + 2] == ["is"]):
+                # "Here's one platinum."
+                start = index + (2 if word == "here" else 1)
+                found.extend(_to_you(words, start, rules, character, after_player))
+    return found
+
+
+def _clause_start(words: Sequence[str], index: int) -> int:
+    start = index
+    while start > 0 and words[start - 1] not in MARKS:
+        start -= 1
+    return start
+
+
+def _blocked(words: Sequence[str], index: int) -> bool:
+    before = words[_clause_start(words, index) : index]
+    return bool(_BLOCKERS.intersection(before)) or bool(
+        _BLOCKERS.intersection(words[index + 1 : index + 2])
+    )
+
+
+def _addressed(words: Sequence[str], index: int, characters: Mapping[str, str]) -> str | None:
+    """``Percy, you find``: the party character named before the comma before ``you``."""
+    if index >= 2 and words[index - 1] == ",":
+        for size in (2, 1):
+            if index - 1 - size >= 0:
+                name = characters.get(" ".join(words[index - 1 - size : index - 1]))
+                if name is not None:
+                    return name
+    return None
+
+
+def _worth(item: Item, rules: ItemRules, *, amount: bool = False) -> bool:
+    """Whether an item found or taken is worth a record: a magic item, or money (with an
+    amount, when ``amount``); everyday gear found ("you find books on farming") is not."""
+    if rules.catalog.kind(item.canonical) is None:  # money
+        return not amount or item.canonical[0].isdigit()
+    return rules.catalog.magic(item.canonical)
+
+
+def _item_list(words: Sequence[str], start: int, rules: ItemRules) -> list[Item]:
+    items: list[Item] = []
+    index = start
+    while True:
+        item = item_at(words, index, rules.catalog)
+        if item is None:
+            return items
+        items.append(item)
+        index = item.end
+        while index < len(words) and words[index] in (",", "and"):
+            index += 1
+
+
+def _found(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
+    if words[index] != "you":
+        return []
+    verb = index + 1
+    while verb < len(words) and words[verb] in _BETWEEN:
+        verb += 1
+    end = None
+    if verb < len(words) and words[verb] in _FINDS:
+        end = verb + 1
+    elif tuple(words[verb : verb + 2]) in _FIND_SEQUENCES:
+        end = verb + 2
+    if end is None:
+        return []
+    if words[end : end + 1] and words[end] in _POSSESSIVES:
+        return []  # "you pull out your arrow": already theirs
+    holder = _addressed(words, index, rules.characters)
+    items = [item for item in _item_list(words, end, rules) if _worth(item, rules)]
+    seen = {(item.start, item.end) for item in items}
+    for money in sums_after(words, end):
+        if not any(start <= money.start < stop for start, stop in seen):
+            items.append(money)
+    items.sort(key=lambda item: item.start)
+    return [Event(item.spoken, "acquired", holder) for item in items]
+
+
+def _handed(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
+    if words[index] not in _HANDS or index + 1 >= len(words):
+        return []
+    receiver, start = _receiver(words, index + 1, rules.characters)
+    if start is None or receiver == "":
+        return []
+    item = item_at(words, start, rules.catalog)
+    if item is None or not _worth(item, rules):
+        return []
+    subject = rules.characters.get(words[index - 1]) if index else None
+    event = "transferred" if subject is not None and receiver is not None else "acquired"
+    return [Event(item.spoken, event, receiver)]
+
+
+def _receiver(
+    words: Sequence[str], start: int, characters: Mapping[str, str]
+) -> tuple[str | None, int | None]:
+    """Who is handed something at ``words[start]``: ``(character, next index)``; ``you``
+    is ``(None, ...)``; ``("", ...)``: someone else; ``(None, None)``: no one."""
+    if start >= len(words):
+        return None, None
+    if words[start] == "you":
+        return None, start + 1
+    for size in (2, 1):
+        name = characters.get(" ".join(words[start : start + size]))
+        if name is not None:
+            return name, start + size
+    if words[start] in _OBJECT_PRONOUNS:
+        return "", start + 1
+    return None, None
+
+
+def _first_person(
+    words: Sequence[str],
+    index: int,
+    rules: ItemRules,
+    character: str,
+    after_player: bool | None,
+) -> list[Event]:
+    verb = index + 1
+    while verb < len(words) and words[verb] in _AFTER_I:
+        verb += 1
+    if verb >= len(words):
+        return []
+    word = _PROGRESSIVE.get(words[verb], words[verb]) if words[index] == "i'm" else words[verb]
+    start = verb + 1
+    if word == "pick" and words[start : start + 1] == ["up"]:
+        word, start = "take", start + 1
+    if word in _ACQUIRES:
+        if words[start : start + 1] and words[start] in _POSSESSIVES | {"out", "off"}:
+            return []  # "I take my staff", "I take out my flute": already theirs
+        item = item_at(words, start, rules.catalog)
+        if item is None or not _worth(item, rules, amount=True):
+            return []
+        if words[item.end : item.end + 1] in (["out"], ["off"]):
+            return []
+        return [Event(item.spoken, "acquired", character)]
+    if word in _USES:
+        item = item_at(words, start, rules.catalog)
+        if item is None or rules.catalog.kind(item.canonical) not in USABLE:
+            return []
+        return [Event(item.spoken, "used", character)]
+    if word in _GIVES and not _promised(words, index, verb):
+        return _given(words, start, rules, character, after_player, pays=word == "pay")
+    return []
+
+
+def _promised(words: Sequence[str], index: int, verb: int) -> bool:
+    """``I'll give you``, ``I will give``: an offer in talk, not (yet) a handing over."""
+    return words[index] == "i'll" or "will" in words[index + 1 : verb]
+
+
+def _given(
+    words: Sequence[str],
+    start: int,
+    rules: ItemRules,
+    character: str,
+    after_player: bool | None,
+    *,
+    pays: bool,
+) -> list[Event]:
+    item = item_at(words, start, rules.catalog)
+    if item is not None:  # "I give the potion to Grog", "I pay 5 gold", "I toss a coin over"
+        if not _ends_here(words, item.end):
+            if words[item.end : item.end + 1] != ["to"]:
+                return []
+        elif pays:
+            return [Event(item.spoken, "lost", character)]
+        else:
+            return _to_you(words, item.start, rules, character, after_player, item)
+        receiver, after = _receiver(words, item.end + 1, rules.characters)
+        if after is None and words[item.end + 1 : item.end + 2] == ["the"]:
+            receiver, after = "", item.end + 2
+    else:  # "I give Grog the potion"
+        receiver, after = _receiver(words, start, rules.characters)
+        if after is None and words[start : start + 1] == ["the"]:
+            receiver, after = "", start + 2
+        item = None if after is None else item_at(words, after, rules.catalog)
+    if item is None or after is None:
+        return []
+    if receiver:
+        return [Event(item.spoken, "transferred", receiver)]
+    if receiver is None:
+        return _to_you(words, item.start, rules, character, after_player, item)
+    return [Event(item.spoken, "lost", character)]
+
+
+def _ends_here(words: Sequence[str], index: int) -> bool:
+    """Nothing said after an item handed over but ``over`` or the sentence's end."""
+    return index >= len(words) or words[index] in MARKS or words[index] == "over"
+
+
+def _to_you(
+    words: Sequence[str],
+    start: int,
+    rules: ItemRules,
+    character: str,
+    after_player: bool | None,
+    item: Item | None = None,
+) -> list[Event]:
+    """An item given to ``you``: the speaker before, when a party player, receives it
+    (``transferred``, their name unsaid); anyone else is an NPC (``lost``)."""
+    item = item_at(words, start, rules.catalog) if item is None else item
+    if item is None:
+        return []
+    if after_player is False:
+        return [Event(item.spoken, "lost", character)]
+    if after_player:
+        return [Event(item.spoken, "transferred", None)]
+    return []
