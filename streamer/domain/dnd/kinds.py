@@ -19,8 +19,9 @@ from typing import Any, Literal
 import msgspec
 
 from streamer.domain.dnd import normalization_specs, prompts
+from streamer.domain.dnd.interaction_rules import NpcInteractionRules
 from streamer.domain.dnd.item_rules.rules import ItemEventRules
-from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
+from streamer.domain.dnd.npc_rules import NpcRules
 from streamer.domain.dnd.rules import SpellCastRules
 from streamer.framework.kinds.extraction_spec import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences

@@ -1,4 +1,5 @@
-"""The built-in rules of ``dnd/npcs`` and ``dnd/npc-interactions``: the group's own NPCs.
+"""The built-in rules of ``dnd/npcs``, and the NPC names the rules of
+``dnd/npc-interactions`` (``interaction_rules``) read: the group's own NPCs.
 
 The rules know no NPC of their own: they read the glossary's ``names``. An entry is a
 *non-player character* when neither its name nor any of its aliases is a party character
@@ -10,10 +11,6 @@ The rules know no NPC of their own: they read the glossary's ``names``. An entry
   ``Kimarra``, ``Gilmore's`` names ``Gilmore``).
 - ``dnd/npcs`` (``dnd/npcs-rules@1``): one candidate per unit and NPC named there, citing
   the unit; normalization's registry rule makes them one record per NPC citing every unit.
-- ``dnd/npc-interactions`` (``dnd/npc-interactions-rules@1``): one candidate per unit and
-  NPC named there when the unit's speaker plays a party character (the glossary's
-  ``party``): a player's turn of dialogue addressing or naming the NPC. The game master's
-  turns (and any speaker the party does not list) give none.
 
 Without a glossary naming NPCs, the rules give no candidates, and the lane's receipt says
 so (``note``). The prefilter (``prefilter.Gate``, keyword: each name's first word) hands
@@ -32,7 +29,6 @@ from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
 NPCS_VERSION = "dnd/npcs-rules@1"
-INTERACTIONS_VERSION = "dnd/npc-interactions-rules@1"
 NO_NAMES = (
     "the glossary names no non-player character (its names, less the party's): "
     "the rules look for those names only"
@@ -137,13 +133,3 @@ class _NpcRules:
 
 class NpcRules(_NpcRules):
     """``dnd/npcs``: every unit naming a glossary NPC."""
-
-
-class NpcInteractionRules(_NpcRules):
-    """``dnd/npc-interactions``: a party player's turn naming a glossary NPC."""
-
-    member = "npc"
-    version = INTERACTIONS_VERSION
-
-    def _speaks(self, unit: ShownUnit, context: RulesContext) -> bool:
-        return context.character_of(unit.speaker) is not None

@@ -15,7 +15,7 @@ KEYWORDS = (
     "find", "found", "discover", "pull", "retriev", "receiv", "loot", "hand", "give",
     "toss", "pass", "slide", "throw", "pick", "pocket", "buy", "purchas", "steal", "take",
     "grab", "snag", "collect", "drink", "quaff", "down", "use", "activat", "read", "pour",
-    "appl", "uncork", "light", "pay", "offer",
+    "appl", "uncork", "light", "pay", "here",
 )  # fmt: skip
 
 

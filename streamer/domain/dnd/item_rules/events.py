@@ -233,16 +233,16 @@ def _given(
 ) -> list[Event]:
     item = item_at(words, start, rules.catalog)
     if item is not None:  # "I give the potion to Grog", "I pay 5 gold", "I toss a coin over"
-        if not _ends_here(words, item.end):
-            if words[item.end : item.end + 1] != ["to"]:
+        to = item.end + (words[item.end : item.end + 1] == ["over"])
+        if words[to : to + 1] != ["to"]:
+            if not _ends_here(words, item.end):
                 return []
-        elif pays:
-            return [Event(item.spoken, "lost", character)]
-        else:
+            if pays:
+                return [Event(item.spoken, "lost", character)]
             return _to_you(words, item.start, rules, character, after_player, item)
-        receiver, after = _receiver(words, item.end + 1, rules.characters)
-        if after is None and words[item.end + 1 : item.end + 2] == ["the"]:
-            receiver, after = "", item.end + 2
+        receiver, after = _receiver(words, to + 1, rules.characters)
+        if after is None and words[to + 1 : to + 2] == ["the"]:
+            receiver, after = "", to + 2
     else:  # "I give Grog the potion"
         receiver, after = _receiver(words, start, rules.characters)
         if after is None and words[start : start + 1] == ["the"]:
