@@ -21,6 +21,8 @@ NAMES = {
     "brenna": "Brenna",
     "gilmore": "Gilmore",
     "captain ardent": "Ardent",
+    "devana": "Devana",
+    "syldor": "Syldor",
     "ardent": "Ardent",
 }
 
@@ -110,3 +112,14 @@ def test_without_names_or_party_nothing_and_a_note() -> None:
     assert rules(units, RulesContext({}, NAMES)) == []
     assert rules.note(RulesContext({}, NAMES)) == NO_PARTY
     assert rules.note(RulesContext(PARTY, NAMES)) is None
+
+
+def test_the_voice_is_the_npc_who_speaks_not_one_named_by_the_way() -> None:
+    assert run(
+        (
+            "MATT",
+            "The door opens: you recognize Devana, the wife of Syldor, and she goes, "
+            "\u201cWelcome.\u201d",
+        ),
+        ("LAURA", "Thank you for having us."),
+    ) == [record("Devana", "u1", "u2")]

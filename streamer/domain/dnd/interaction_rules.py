@@ -18,7 +18,10 @@ speaker plays a party character (the glossary's ``party``), the NPC is *present*
      party character (a name or alias, or a name's first word), and answers the game
      master voicing the NPC: the unit just before is the game master's, and the NPC is
      the last one it names in the narration just before a quotation (``Gustav goes,
-     "..."``), no narration longer than ``SPEECH_TAG_CHARS`` naming no NPC coming before a
+     "..."``; not a name after ``of``, ``to``, ``for``, ``with``, ``at`` or before
+     ``'s``: ``the wife of Syldor``), unless that narration brings in someone else after
+     the name (``a woman``, ``a guard``, ``another figure``...: they may be the one who
+     speaks) or a narration longer than ``SPEECH_TAG_CHARS`` naming no NPC comes before a
      later quotation; the candidate cites that unit too (it says the name);
 - *not*: a unit holding a planning or recollection word (``let's``, ``should``, ``if``,
   ``remember``, ``maybe``, ``think``, ``guys``...) or table talk (``roll``, ``check``,
@@ -63,6 +66,11 @@ _TABLE = words_of(
 _GREETINGS = words_of("thank thanks hello hi hey goodbye bye dear sorry please welcome")
 _OPENERS = words_of("oh ah well yes no yeah okay ok sir madam so and but hey hi hello")
 _ASKS_LEAVE = re.compile(r"\b(?:can|could|do|may|should) i\b")  # a question to the table
+# Someone else brought in after the NPC's name: they may be the one who speaks
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:a|an|another|some)\s+(?:[a-z-]+\s+){0,3}?(?:woman|man|figure|voice|guard|girl|boy|"
+    r"person|stranger|child|someone|elf|dwarf|human|halfling|gnome|orc|servant|soldier)\b"
+)
 _SENTENCE_END = re.compile(r"[.!?]")
 
 
@@ -137,13 +145,25 @@ def _voiced(low: str, names: NpcNames) -> str | None:
     naming no NPC comes before a later quotation (someone else may speak); or ``None``."""
     parts = _QUOTE.split(low)
     voiced = None
+    assert names.pattern is not None
     for narration in parts[0:-1:2]:  # each narration followed by a quotation
-        named = names.named(narration)
-        if named:
-            voiced = named[-1]
+        matches = [m for m in names.pattern.finditer(narration) if _subject(narration, m)]
+        if matches:
+            voiced = names.npc_of[" ".join(matches[-1].group().split())]
+            if _SOMEONE_ELSE.search(narration, matches[-1].end()):
+                voiced = None  # "...Syldor's door opens and you see a woman standing there"
         elif len(narration) > SPEECH_TAG_CHARS:
             voiced = None
     return voiced
+
+
+def _subject(narration: str, match: re.Match[str]) -> bool:
+    """Whether a name may be who speaks: not an object or an owner (``the wife of
+    Syldor``, ``to Syldor``, ``Syldor's door``)."""
+    before = narration[: match.start()].split()[-1:]
+    return before not in (["of"], ["to"], ["for"], ["with"], ["at"]) and not narration[
+        match.end() :
+    ].startswith("'s")
 
 
 def _vocative(low: str, start: int, end: int) -> bool:
