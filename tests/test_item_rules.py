@@ -173,7 +173,7 @@ def test_first_person_take_use_and_give() -> None:
         ("MATT", "\u201cThat will be 5 gold.\u201d"),
         ("SAM", "I pay him 5 gold."),
         ("MATT", "The barkeep slides a mug over."),
-        ("LAURA", "Here's 2 silver."),
+        ("LAURA", "Here's 2 silver from my purse."),
         ("TRAVIS", "I'm tossing a copper piece over to Scanlan."),
     ) == [
         record("potion of healing", "used", "Vex'ahlia", "u1"),
@@ -195,6 +195,18 @@ def test_given_to_you_follows_who_spoke_before() -> None:
     ) == [
         record("10 gold", "transferred", None, "u2"),
         record("4 silver", "lost", "Vex'ahlia", "u4"),
+    ]
+
+
+def test_given_to_someone_addressed_by_name() -> None:
+    assert run(
+        ("LAURA", "Pay the man."),
+        ("SAM", "Here you go, Jorge. Here's one platinum."),  # a name no party character's
+        ("LAURA", "I'm out of coin."),
+        ("SAM", "Here you go, Grog. Here's one platinum."),
+    ) == [
+        record("one platinum", "lost", None, "u2"),  # "I" unsaid: the giver is not said
+        record("one platinum", "transferred", "Grog Strongjaw", "u4"),
     ]
 
 

@@ -42,6 +42,18 @@ USABLE = words_of(
 )
 
 
+TO_NPC = ""  # ``addressee``: an NPC
+TO_PLAYER = "\0"  # ``addressee``: the party player who spoke before, unnamed
+# A name said to someone: at the start of the text before a comma, or after a comma at the
+# end of a sentence ("Jorge, here." "Here you go, Jorge.")
+_VOCATIVE = re.compile(r"(?:^|,\s*)([A-Z][a-z]+(?:'[a-z]+)?)(?=\s*(?:[.!?]|$)|,(?!\s*[A-Z]))")
+_FIRST_PERSON = words_of("i i'm i'll i'd i've me my mine myself")
+_NOT_NAMES = words_of(
+    "okay ok yes yeah no sure here oh well hey thanks thank please sorry guys man dude sir "
+    "ma'am buddy friend look listen wait right fine alright so and but i matt"
+)
+
+
 class Event(NamedTuple):
     item: str  # as spoken; the catalog canonicalizes it
     event: str
@@ -60,6 +72,7 @@ def events(
     party), who an ``I`` is; ``narrator``: the speaker plays no party character;
     ``after_player``: whether the unit before is a party player's (``None``: no party)."""
     found: list[Event] = []
+    you = addressee(text, rules.characters, after_player) if character is not None else None
     for sentence in SENTENCE.findall(text.translate(APOSTROPHES)):
         if sentence.rstrip().endswith("?"):
             continue
@@ -71,12 +84,29 @@ def events(
             if character is None or word not in _SPEAKS or _blocked(words, index):
                 continue
             if word in _FIRST:
-                found.extend(_first_person(words, index, rules, character, after_player))
+                found.extend(_first_person(words, index, rules, character, you))
             elif not narrator and (word == "here's" or words[index + 1 : index + 2] == ["is"]):
                 # "Here's one platinum."
                 start = index + (2 if word == "here" else 1)
-                found.extend(_to_you(words, start, rules, character, after_player))
+                # the holder is said only by a first-person word (the support check's rule)
+                giver = character if _FIRST_PERSON.intersection(words) else None
+                found.extend(_to_you(words, start, rules, giver, you))
     return found
+
+
+def addressee(text: str, characters: Mapping[str, str], after_player: bool | None) -> str | None:
+    """Who ``you`` is in a party player's unit: the party character addressed by name
+    (``Here you go, Grog.``); ``TO_NPC`` for anyone else addressed by name (``Here you go,
+    Jorge.``) or, unnamed, when the unit before is not a party player's (the game master
+    voices an NPC); ``TO_PLAYER`` when it is; ``None`` without a party."""
+    if after_player is None:
+        return None
+    for match in _VOCATIVE.finditer(text.translate(APOSTROPHES)):
+        name = match.group(1)
+        if name.lower() in _NOT_NAMES:
+            continue
+        return characters.get(name.lower(), TO_NPC)
+    return TO_PLAYER if after_player else TO_NPC
 
 
 def _clause_start(words: Sequence[str], index: int) -> int:
@@ -187,7 +217,7 @@ def _first_person(
     index: int,
     rules: ItemRules,
     character: str,
-    after_player: bool | None,
+    you: str | None,
 ) -> list[Event]:
     verb = index + 1
     while verb < len(words) and words[verb] in _AFTER_I:
@@ -213,7 +243,7 @@ def _first_person(
             return []
         return [Event(item.spoken, "used", character)]
     if word in _GIVES and not _promised(words, index, verb):
-        return _given(words, start, rules, character, after_player, pays=word == "pay")
+        return _given(words, start, rules, character, you, pays=word == "pay")
     return []
 
 
@@ -227,7 +257,7 @@ def _given(
     start: int,
     rules: ItemRules,
     character: str,
-    after_player: bool | None,
+    you: str | None,
     *,
     pays: bool,
 ) -> list[Event]:
@@ -239,7 +269,7 @@ def _given(
                 return []
             if pays:
                 return [Event(item.spoken, "lost", character)]
-            return _to_you(words, item.start, rules, character, after_player, item)
+            return _to_you(words, item.start, rules, character, you, item)
         receiver, after = _receiver(words, to + 1, rules.characters)
         if after is None and words[to + 1 : to + 2] == ["the"]:
             receiver, after = "", to + 2
@@ -253,7 +283,7 @@ def _given(
     if receiver:
         return [Event(item.spoken, "transferred", receiver)]
     if receiver is None:
-        return _to_you(words, item.start, rules, character, after_player, item)
+        return _to_you(words, item.start, rules, character, you, item)
     return [Event(item.spoken, "lost", character)]
 
 
@@ -266,17 +296,16 @@ def _to_you(
     words: Sequence[str],
     start: int,
     rules: ItemRules,
-    character: str,
-    after_player: bool | None,
+    character: str | None,
+    you: str | None,
     item: Item | None = None,
 ) -> list[Event]:
-    """An item given to ``you``: the speaker before, when a party player, receives it
-    (``transferred``, their name unsaid); anyone else is an NPC (``lost``)."""
+    """An item given to ``you`` (``addressee``): a party character named receives it
+    (``transferred``); the party player who spoke before, unnamed (``transferred``, holder
+    ``null``); an NPC (``lost``); nobody known, nothing."""
     item = item_at(words, start, rules.catalog) if item is None else item
-    if item is None:
+    if item is None or you is None:
         return []
-    if after_player is False:
+    if you == TO_NPC:
         return [Event(item.spoken, "lost", character)]
-    if after_player:
-        return [Event(item.spoken, "transferred", None)]
-    return []
+    return [Event(item.spoken, "transferred", None if you == TO_PLAYER else you)]
