@@ -14,10 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamer import api
-from streamer.domain.dnd.item_rules.catalog import srd_items
+from streamer.domain.dnd.item_rules.catalog import item_key, srd_items
 from streamer.domain.dnd.item_rules.currency import amount, currency
 from streamer.domain.dnd.item_rules.rules import ItemEventRules
 from streamer.domain.dnd.normalization_specs import ITEM_EVENTS
+from streamer.domain.dnd.spell_catalog import match_key
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.kinds.normalization_spec import Collapse
 
@@ -277,3 +278,8 @@ def test_run_publishes_canonical_items_that_the_support_check_accepts(tmp_path: 
         ("Potion of Healing", "used", "Vex'ahlia", ["u000002"]),
         ("2 gold pieces", "transferred", "Grog Strongjaw", ["u000004"]),
     ]
+
+
+@given(st.text())
+def test_the_item_key_is_the_catalog_match_key(text: str) -> None:
+    assert item_key(text) == match_key(text)

@@ -51,6 +51,15 @@ _LEADS = frozenset({"a", "an", "the", "one", "some", "my", "his", "her", "their"
 _PARENTHESIS = re.compile(r"\s*\([^)]*\)\s*$")
 _WORD = re.compile(r"\d{1,3}(?:,\d{3})+|[^\W_]+(?:'[^\W_]+)*")
 _ENDINGS = ("es", "s")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def item_key(name: str) -> str:
+    """The spell catalog's match key (``spell_catalog.match_key``), computed faster for a
+    name in ASCII (every catalog name, most of what is said)."""
+    if name.isascii():
+        return _NOT_ALNUM.sub("", name.lower())
+    return match_key(name)
 
 
 def _spoken(name: str) -> list[str]:
@@ -71,6 +80,8 @@ def _choice(pairs: list[tuple[int, str]]) -> str:
     only by case; ``""`` when they differ otherwise."""
     best = min(rank for rank, _ in pairs)
     names = [name for rank, name in pairs if rank == best]
+    if len(names) == 1:
+        return names[0]
     if len({name.casefold() for name in names}) > 1:
         return ""
     return max(names, key=lambda name: sum(character.isupper() for character in name))
@@ -100,18 +111,18 @@ class ItemCatalog:
         ranked: dict[str, list[tuple[int, str]]] = {}  # match key -> (form's rank, name)
         for name in self.names:
             for rank, form in enumerate(_spoken(name)):
-                ranked.setdefault(match_key(form), []).append((rank, name))
+                ranked.setdefault(item_key(form), []).append((rank, name))
         chosen = {key: _choice(pairs) for key, pairs in ranked.items()}
         for alias, target in aliases.items():
             if target not in self.names:
                 raise ValueError("an alias names an item the catalog lacks")
-            chosen[match_key(alias)] = target
+            chosen[item_key(alias)] = target
         self._by_key = {key: name for key, name in chosen.items() if name}
         spoken: dict[str, list[str]] = {}
         for name in self._by_key.values():
             spoken.setdefault(name, [])
         for name in self.names:
-            if self._by_key.get(match_key(name)) == name:
+            if self._by_key.get(item_key(name)) == name:
                 spoken[name].extend(form for form in _spoken(name) if form not in spoken[name])
         for alias, target in aliases.items():
             spoken[target].append(alias)
@@ -134,7 +145,7 @@ class ItemCatalog:
     def _named(self, words: list[str]) -> str | None:
         if len(words) > 1 and words[0] in _LEADS:
             words = words[1:]
-        key = match_key(" ".join(words))
+        key = item_key(" ".join(words))
         found = self._by_key.get(key)
         for ending in _ENDINGS:
             if found is None and key.endswith(ending) and len(key) > len(ending) + 2:

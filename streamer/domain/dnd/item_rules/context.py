@@ -6,17 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from streamer.domain.dnd.item_rules.catalog import ItemCatalog, srd_items
-from streamer.domain.dnd.prefilter import Gate
+from streamer.domain.dnd.item_rules.verbs import GATE_WORDS
+from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.rules import party_name_forms
+from streamer.domain.dnd.spell_rules.text import APOSTROPHES, WORD
 from streamer.framework.kinds.extraction_spec import RulesContext
 
 VERSION = "dnd/item-events-rules@1"
-KEYWORDS = (
-    "find", "found", "discover", "pull", "retriev", "receiv", "loot", "hand", "give",
-    "toss", "pass", "slide", "throw", "pick", "pocket", "buy", "purchas", "steal", "take",
-    "grab", "snag", "collect", "drink", "quaff", "down", "use", "activat", "read", "pour",
-    "appl", "uncork", "light", "pay", "here",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -25,12 +21,13 @@ class ItemRules:
 
     catalog: ItemCatalog
     characters: Mapping[str, str]  # name key of a party character's name form -> character
-    gate: Gate
+    gate: WordGate
 
     @staticmethod
     def of(context: RulesContext) -> ItemRules:
         rules = context.memo.get(VERSION)
         if not isinstance(rules, ItemRules):
-            rules = ItemRules(srd_items(), party_name_forms(context), Gate(KEYWORDS))
+            gate = WordGate(GATE_WORDS, (), WORD, APOSTROPHES)
+            rules = ItemRules(srd_items(), party_name_forms(context), gate)
             context.memo[VERSION] = rules
         return rules

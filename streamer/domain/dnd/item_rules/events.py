@@ -8,22 +8,22 @@ from typing import NamedTuple
 
 from streamer.domain.dnd.item_rules.context import ItemRules
 from streamer.domain.dnd.item_rules.phrases import MARKS, Item, item_at, sums_after, tokens
+from streamer.domain.dnd.item_rules.verbs import (
+    ACQUIRES,
+    FIND_SEQUENCES,
+    FINDS,
+    GATE_WORDS,
+    GIVES,
+    HANDS,
+    PROGRESSIVE,
+    USES,
+)
 from streamer.domain.dnd.spell_rules.text import words_of
 
 SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'"})
 
-_FINDS = words_of("find found discover discovered retrieve receive loot")
-_FIND_SEQUENCES = (("pull", "out"),)
 _BETWEEN = words_of("also then now do quickly eventually finally")
-_HANDS = words_of("hands gives tosses passes slides throws")
-_ACQUIRES = words_of("pocket loot buy purchase steal take grab snag collect")
-_USES = words_of("drink quaff down use activate read throw pour apply uncork light")
-_GIVES = words_of("give hand pay toss pass slide")
-_PROGRESSIVE = {
-    "giving": "give", "handing": "hand", "paying": "pay", "tossing": "toss",
-    "passing": "pass", "sliding": "slide", "drinking": "drink", "using": "use",
-}  # fmt: skip
 _FIRST = frozenset({"i", "i'll", "i'm"})
 _HERE = frozenset({"here's", "here"})
 _SPEAKS = _FIRST | _HERE
@@ -77,9 +77,12 @@ def events(
         if sentence.rstrip().endswith("?"):
             continue
         words = tokens(sentence)
+        if GATE_WORDS.isdisjoint(words):
+            continue  # no verb of the rules in this sentence
         for index, word in enumerate(words):
-            if narrator:
+            if narrator and word == "you":
                 found.extend(_found(words, index, rules))
+            elif narrator and word in HANDS:
                 found.extend(_handed(words, index, rules))
             if character is None or word not in _SPEAKS or _blocked(words, index):
                 continue
@@ -156,15 +159,13 @@ def _item_list(words: Sequence[str], start: int, rules: ItemRules) -> list[Item]
 
 
 def _found(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
-    if words[index] != "you":
-        return []
     verb = index + 1
     while verb < len(words) and words[verb] in _BETWEEN:
         verb += 1
     end = None
-    if verb < len(words) and words[verb] in _FINDS:
+    if verb < len(words) and words[verb] in FINDS:
         end = verb + 1
-    elif tuple(words[verb : verb + 2]) in _FIND_SEQUENCES:
+    elif tuple(words[verb : verb + 2]) in FIND_SEQUENCES:
         end = verb + 2
     if end is None:
         return []
@@ -181,7 +182,7 @@ def _found(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
 
 
 def _handed(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
-    if words[index] not in _HANDS or index + 1 >= len(words):
+    if index + 1 >= len(words):
         return []
     receiver, start = _receiver(words, index + 1, rules.characters)
     if start is None or receiver == "":
@@ -224,11 +225,11 @@ def _first_person(
         verb += 1
     if verb >= len(words):
         return []
-    word = _PROGRESSIVE.get(words[verb], words[verb]) if words[index] == "i'm" else words[verb]
+    word = PROGRESSIVE.get(words[verb], words[verb]) if words[index] == "i'm" else words[verb]
     start = verb + 1
     if word == "pick" and words[start : start + 1] == ["up"]:
         word, start = "take", start + 1
-    if word in _ACQUIRES:
+    if word in ACQUIRES:
         if words[start : start + 1] and words[start] in _POSSESSIVES | {"out", "off"}:
             return []  # "I take my staff", "I take out my flute": already theirs
         item = item_at(words, start, rules.catalog)
@@ -237,12 +238,12 @@ def _first_person(
         if words[item.end : item.end + 1] in (["out"], ["off"]):
             return []
         return [Event(item.spoken, "acquired", character)]
-    if word in _USES:
+    if word in USES:
         item = item_at(words, start, rules.catalog)
         if item is None or rules.catalog.kind(item.canonical) not in USABLE:
             return []
         return [Event(item.spoken, "used", character)]
-    if word in _GIVES and not _promised(words, index, verb):
+    if word in GIVES and not _promised(words, index, verb):
         return _given(words, start, rules, character, you, pays=word == "pay")
     return []
 
