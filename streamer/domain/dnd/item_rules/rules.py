@@ -39,7 +39,8 @@ homebrew ``obsidian key`` is left to a model: the rules cannot tell it from any 
 
 Each candidate cites the one unit it was found in; its item is written as spoken, and the
 catalog (``normalization_specs.ITEM_EVENTS``) canonicalizes it. The prefilter
-(``prefilter.Gate``) hands the rule only the units holding one of the verbs.
+(``prefilter.WordGate``, ``verbs.GATE_WORDS``) hands the rule only the units whose words hold
+one of the verbs; ``ItemEventRules(prefilter=False)`` reads every unit, with the same result.
 """
 
 from __future__ import annotations
