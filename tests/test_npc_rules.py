@@ -1,6 +1,6 @@
-"""``engine: rules`` for ``dnd/npcs`` and ``dnd/npc-interactions``: the glossary's NPCs,
-named as whole words; a party player's turn naming one is an interaction; no glossary
-names, no candidates and a receipt saying why."""
+"""``engine: rules`` for ``dnd/npcs`` (and the names ``dnd/npc-interactions`` reads): the
+glossary's NPCs, named as whole words; no glossary names, no candidates and a receipt
+saying why (``test_interaction_rules`` has the interactions themselves)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,8 @@ from pathlib import Path
 import yaml
 
 from streamer import api
-from streamer.domain.dnd.npc_rules import (
-    NO_NAMES,
-    NO_NPCS,
-    NpcInteractionRules,
-    NpcRules,
-    npc_forms,
-)
+from streamer.domain.dnd.interaction_rules import NO_PARTY, NpcInteractionRules
+from streamer.domain.dnd.npc_rules import NO_NAMES, NO_NPCS, NpcRules, npc_forms
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 
 PARTY = {"LAURA": "Vex'ahlia", "SAM": "Scanlan Shorthalt"}
@@ -64,15 +59,6 @@ def test_npcs_are_named_as_whole_words_case_insensitively() -> None:
     ]
 
 
-def test_an_interaction_is_a_party_players_turn_naming_the_npc() -> None:
-    found = NpcInteractionRules()(UNITS, RulesContext(PARTY, NAMES))
-    assert found == [
-        {"npc": "Gilmore", "source_refs": ref("u2")},
-        {"npc": "Kima", "source_refs": ref("u2")},
-        {"npc": "Kima", "source_refs": ref("u3")},
-    ]
-
-
 def test_without_glossary_names_nothing_and_a_note() -> None:
     # no survey ran: no NPC is mined
     for rules, note in ((NpcRules(), NO_NPCS), (NpcInteractionRules(), NO_NAMES)):
@@ -114,8 +100,9 @@ def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
     )
     config = api.load_config(config_path)
     result = api.extract(config, source, tmp_path / "c", glossary=glossary)
-    # chunks u1-u2, u2-u3, u3-u4: a unit in an overlap gives a candidate in each chunk
-    assert [lane["candidates"] for lane in result.lanes] == [5, 2]
+    # chunks u1-u2, u2-u3, u3-u4: a unit in an overlap gives a candidate in each chunk; an
+    # interaction ("Hi Gilmore!") needs Gilmore named before it in its chunk: u1-u2 only
+    assert [lane["candidates"] for lane in result.lanes] == [5, 1]
     assert all("note" not in lane for lane in result.lanes)
     api.normalize(config, source, tmp_path / "c", tmp_path / "n", glossary=glossary)
     npcs = json.loads((tmp_path / "n" / "npcs.json").read_text())["records"]
@@ -126,5 +113,6 @@ def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
     # without a glossary, the miner finds Gilmore (said twice, once after "Hi"); Kima,
     # said once, is not found; the interactions rules read the glossary only
     bare = api.extract(config, source, tmp_path / "d")
-    assert [lane.get("note") for lane in bare.lanes] == [None, NO_NAMES]
+    # the miner found NPCs; without a party no turn can be told a player's
+    assert [lane.get("note") for lane in bare.lanes] == [None, NO_PARTY]
     assert [lane["candidates"] for lane in bare.lanes] == [3, 0]

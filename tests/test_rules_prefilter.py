@@ -17,7 +17,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
+from streamer.domain.dnd.item_rules.rules import ItemEventRules
+from streamer.domain.dnd.npc_rules import NpcRules
 from streamer.domain.dnd.prefilter import Gate, WordGate
 from streamer.domain.dnd.rules import ORDINARY_SPELLS, VERBS, SpellCastRules, SpellRules
 from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
@@ -43,7 +44,7 @@ def context() -> RulesContext:
 RULES: list[tuple[RulesExtractor, RulesExtractor]] = [
     (SpellCastRules(), SpellCastRules(prefilter=False)),
     (NpcRules(), NpcRules(prefilter=False)),
-    (NpcInteractionRules(), NpcInteractionRules(prefilter=False)),
+    (ItemEventRules(), ItemEventRules(prefilter=False)),
 ]
 
 

@@ -19,7 +19,9 @@ from typing import Any, Literal
 import msgspec
 
 from streamer.domain.dnd import normalization_specs, prompts
-from streamer.domain.dnd.npc_rules import NpcInteractionRules, NpcRules
+from streamer.domain.dnd.interaction_rules import NpcInteractionRules
+from streamer.domain.dnd.item_rules.rules import ItemEventRules
+from streamer.domain.dnd.npc_rules import NpcRules
 from streamer.domain.dnd.place_rules import PlaceRules
 from streamer.domain.dnd.rules import SpellCastRules
 from streamer.framework.kinds.extraction_spec import ExtractionSpec
@@ -154,7 +156,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         },
         id_member="item_event_id",
         evidence_member="source_refs",
-        extraction=ExtractionSpec(prompts.ITEM_EVENTS),
+        extraction=ExtractionSpec(prompts.ITEM_EVENTS, rules=ItemEventRules()),
         normalization=normalization_specs.ITEM_EVENTS,
     ),
     ArtifactKind(

@@ -8,6 +8,7 @@ the game master states once a round, not in each turn's units: a classification,
 
 from __future__ import annotations
 
+from streamer.domain.dnd.item_rules.catalog import srd_items
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 
@@ -27,6 +28,22 @@ class _SrdSpells:
 
     def spoken_forms(self, value: str) -> tuple[str, ...]:
         return srd_spells().spoken_forms(value)
+
+
+# One event, one record: a player's "I drink my potion of healing" and the game master's
+# "you drink the potion" are one record when they cite units at most this many apart (and
+# name the same holder, or one names none); the same reasoning as a cast's window.
+ITEM_WINDOW_UNITS = 5
+
+
+class _SrdItems:
+    """The SRD item catalog (and currency), loaded when an item is first canonicalized."""
+
+    def canonical(self, value: str) -> str:
+        return srd_items().canonical(value)
+
+    def spoken_forms(self, value: str) -> tuple[str, ...]:
+        return srd_items().spoken_forms(value)
 
 
 SPELL_CASTS = NormalizationSpec(
@@ -66,8 +83,12 @@ COMBAT_TURNS = NormalizationSpec(
 ITEM_EVENTS = NormalizationSpec(
     id_prefix="item-event",
     name_members=("holder",),
+    catalogs={"item": _SrdItems()},
     textual_members=("item", "holder"),
     actor_members=("holder",),
+    collapse=Collapse.NEARBY,
+    window_units=ITEM_WINDOW_UNITS,
+    optional_members=("holder",),
 )
 SCENE_DESCRIPTIONS = NormalizationSpec(
     id_prefix="scene", collapse=Collapse.SPAN, textual_members=("location",)

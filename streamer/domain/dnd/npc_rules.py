@@ -1,4 +1,5 @@
-"""The built-in rules of ``dnd/npcs`` and ``dnd/npc-interactions``: the session's NPCs.
+"""The built-in rules of ``dnd/npcs``, and the NPC names the rules of
+``dnd/npc-interactions`` (``interaction_rules``) read: the session's NPCs.
 
 The NPCs are the glossary's and the session's own. A glossary entry is a *non-player
 character* when neither its name nor any of its aliases is a party character (the
@@ -14,10 +15,6 @@ glossary lists takes the glossary's name; one of the party's is never an NPC.
   ``Kimarra``, ``Gilmore's`` names ``Gilmore``).
 - ``dnd/npcs`` (``dnd/npcs-rules@1``): one candidate per unit and NPC named there, citing
   the unit; normalization's registry rule makes them one record per NPC citing every unit.
-- ``dnd/npc-interactions`` (``dnd/npc-interactions-rules@1``): one candidate per unit and
-  NPC named there when the unit's speaker plays a party character (the glossary's
-  ``party``): a player's turn of dialogue addressing or naming the NPC. The game master's
-  turns (and any speaker the party does not list) give none.
 
 Without a glossary naming NPCs and with no NPC mined (or no survey), the rules give no
 candidates, and the lane's receipt says so (``note``). The prefilter (``prefilter.Gate``,
@@ -37,7 +34,6 @@ from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
 NPCS_VERSION = "dnd/npcs-rules@2"
-INTERACTIONS_VERSION = "dnd/npc-interactions-rules@1"
 NO_NAMES = (
     "the glossary names no non-player character (its names, less the party's): "
     "the rules look for those names only"
@@ -213,19 +209,3 @@ class NpcRules(_NpcRules):
 
     def survey(self, units: Sequence[ShownUnit], context: RulesContext) -> None:
         name_mining.survey(self.version, units, context)
-
-
-class NpcInteractionRules(_NpcRules):
-    """``dnd/npc-interactions``: a party player's turn naming a glossary NPC."""
-
-    member = "npc"
-    version = INTERACTIONS_VERSION
-
-    def note(self, context: RulesContext) -> str | None:
-        return NO_NAMES if self._names(context).pattern is None else None
-
-    def _names(self, context: RulesContext) -> NpcNames:
-        return NpcNames.glossary(context)  # NpcNames.of(context): the mined ones too
-
-    def _speaks(self, unit: ShownUnit, context: RulesContext) -> bool:
-        return context.character_of(unit.speaker) is not None
