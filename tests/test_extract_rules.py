@@ -38,7 +38,6 @@ SENTENCES = [
     ("I won't cast Fireball in here.", []),
     ("If you cast Shield, you take no damage.", []),
     ("A signed photo of the cast of Critical Role.", []),
-    ("I cast Glacial Blast forward.", []),
     ("I cast a spell.", []),
     ("The forecast says rain; I broadcast Fireball to everyone.", []),
     # v2: small words, the wizard's name, names as verbs, attempts
@@ -285,7 +284,7 @@ def test_the_demo_session(tmp_path: Path) -> None:
                 "document_id": "demo-slayers-take",
                 "semantic_digest": "sha256:5b92514bd76392fec3a98285ece31a5ef658ebee5f8b1f826ba5cd4dbf1c2ab6",
             },
-            "extractor": {"engine": "rules", "prompt": "dnd/spell-casts-rules@3"},
+            "extractor": {"engine": "rules", "prompt": "dnd/spell-casts-rules@4"},
         },
         {
             "chunk_id": "chunk-000002",
@@ -330,11 +329,18 @@ EPISODES = {  # candidates (lines, overlap duplicates included), distinct (unit,
     # v3 over v2: names said alone, the other verbs (use, throw, send, fire, release, do),
     # questions the game master allows; minus two casts refused (t01455 of C1E002, t01621
     # of C2E010). Each added pair outside the labelled ranges was read: all casts.
-    "C1E001": (14, 14),
-    "C1E002": (25, 23),
-    "C2E001": (8, 8),
-    "C2E010": (19, 18),
+    # v4 over v3: spells the catalog lacks after a casting verb (C1E001 t00789 Glacial
+    # Blast, C1E002 t01838 Grand Column, C2E001 t01298 Toll the Dead, C2E010 t00575 Armor
+    # of Agathys), the narration "Stoneskin is placed on you" (C1E001 t01395), "I want to
+    # detect magic" (C1E002 t01083); minus two repeats of a cast 12 and 17 units after
+    # its declaration (C1E002 t00528 "Dispel magic.", t00574 "you cast unseen servant").
+    "C1E001": (16, 16),
+    "C1E002": (26, 23),
+    "C2E001": (9, 9),
+    "C2E010": (20, 19),
 }
+# the spells outside the SRD the episodes' casts name after a casting verb (v4)
+OUTSIDE_THE_SRD = {"Glacial Blast", "Grand Column", "Toll the Dead", "Armor of Agathys"}
 PARTIES = {
     "C1": {
         "LAURA": "Vex'ahlia",
@@ -393,7 +399,7 @@ def test_the_crd3_episodes(tmp_path: Path, episode: str) -> None:
         (reference,) = record["source_refs"]
         unit_id = reference["start_unit_id"]
         assert reference["end_unit_id"] == unit_id and unit_id in chunks[line["chunk_id"]]
-        assert record["spell"] in names
+        assert record["spell"] in names or record["spell"] in OUTSIDE_THE_SRD
         unit = units[unit_id]
         assert match_key(record["spell"]) in match_key(unit["text"])  # "Firebolt." too
         assert record["caster"] in (None, *party.values())

@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-Version 3 (``dnd/spell-casts-rules@3``). A candidate is one of:
+Version 4 (``dnd/spell-casts-rules@4``). A candidate is one of:
 
 1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
    followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
@@ -37,16 +37,30 @@ is ``Okay.`` and the next one opens with ``go ahead``). The *reply* is the next 
 the chunk when another known speaker says it (``reply_to``): a unit that ends its chunk
 has none, and its copy in the next chunk (the overlap) is read with it.
 
-``caster``: the speaker's character (the glossary's ``party``) when the statement is in the
-first person (and for a question asking leave); for the game master's narration, the party
-character named as the subject (``Scanlan casts``, ``Scanlan throws``) or addressed before
-``you`` in the sentence (``Keyleth, you cast``): a character's name or one of its glossary
-aliases. Otherwise ``null`` (an imperative, a name said alone: no first-person word, so the
-support check would not accept the speaker). Every caster given is one the support check of
-normalization accepts.
+Version 4 adds (docs/extraction.md has an example of each): leave given by more replies
+(``go for it``, ``yeah``, ``roll...``, ``make a ... roll``) and asked with a name used as a
+verb (``Can I use my bonus action to Misty Step?``); plurals and counts (``three Magic
+Missiles``); ``drop`` before an article or a count, ``hit ... with``, and a possessive
+before a spell that is not kept up (``I send my Magic Missile out``); a name used as a
+verb after a first-person preamble (``I'm going to use my bonus action to Misty Step``);
+the game master's narration confirming a cast (``narration``: ``Stoneskin is placed on
+you``, ``as the Hold Person takes hold``); a spell the catalog lacks after a casting verb,
+as the transcript says it (``unlisted``: ``I cast Grand Column``). And it drops
+suggestions, casts recalled and rules read aloud (``not_casts``), and a cast naming no
+caster that repeats a spell found 6 to ``REPEAT_UNITS`` units before in the chunk.
+
+``caster``: the speaker's character when the statement is in the first person (in the
+verb's clause, or its sentence when the clause names no subject; and for a question
+asking leave); without a party in the glossary, the speaker as the transcript writes them
+(the player); for the game master's narration, the party character named as the subject
+(``Scanlan casts``, ``Scanlan throws``) or addressed before ``you`` in the sentence
+(``Keyleth, you cast``): a character's name or one of its glossary aliases. Otherwise
+``null`` (an imperative, a name said alone, a narration). Every caster given is one the
+support check of normalization accepts (the unit's speaker saying ``I``, or the name).
 
 Each candidate cites the one unit it was found in; the spell is written as the
-catalog (or the glossary) spells it. Deterministic: by unit, then by position in the text.
+catalog (or the glossary) spells it, a spell the catalog lacks as the transcript does.
+Deterministic: by unit, then by position in the text.
 
 The prefilter (``prefilter.WordGate``) hands the per-unit rules only the units whose words
 hold a casting verb (``VERBS``), every word of a name form (``NameForms.by_words``) or a
@@ -56,21 +70,31 @@ verb needs a name form; a reply is read from the whole chunk.
 
 The rules' parts are in ``spell_rules``: the words of a text (``text``), the spell names
 (``names``), the casts said with a verb (``verbs``) or without one (``verbless``), leave
-asked and refused (``leave``) and the caster (``caster``).
+asked and refused (``leave``), the caster (``caster``), the narration (``narration``),
+names the catalog lacks (``unlisted``) and what is no cast (``not_casts``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
+from streamer.domain.dnd.normalization_specs import CAST_WINDOW_UNITS
 from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
 from streamer.domain.dnd.spell_rules.leave import refused
 from streamer.domain.dnd.spell_rules.names import ORDINARY_SPELLS, NameForms, SpellMatcher
-from streamer.domain.dnd.spell_rules.text import APOSTROPHES, WORD, Found, Utterance
+from streamer.domain.dnd.spell_rules.narration import narrated
+from streamer.domain.dnd.spell_rules.not_casts import not_a_cast
+from streamer.domain.dnd.spell_rules.text import (
+    APOSTROPHES,
+    WORD,
+    Found,
+    Utterance,
+    clause_before,
+)
 from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs
 from streamer.domain.dnd.spell_rules.verbs import (
     OTHER_VERBS,
@@ -93,7 +117,14 @@ __all__ = [
     "reply_to",
 ]
 
-VERSION = "dnd/spell-casts-rules@3"
+VERSION = "dnd/spell-casts-rules@4"
+# A cast naming no caster whose spell a unit of the chunk gave at most this many units
+# before is that cast again, no second candidate: a name said alone answering a question
+# about it ("What level?" / "Third-level Fireball."), the game master's confirmation
+# ("...you finish your spell, you cast unseen servant"). Normalization's window
+# (CAST_WINDOW_UNITS, 5) joins what is nearer; these come further off: "Dispel magic."
+# 17 units after "I'm gonna cast Dispel Magic", the confirmation 12 after the declaration.
+REPEAT_UNITS = 20
 SPELLS_SECTION = "spells"  # the glossary's spell aliases: {"Tiny Hut": [hut, "the dome"]}
 
 # The words of the spoken forms said most often at the table, most first (counted on the
@@ -144,9 +175,9 @@ def _build(context: RulesContext) -> SpellRules:
         for spoken, name in context.aliases.get(SPELLS_SECTION, {}).items()
     ]
     verbless = [(spoken, name) for spoken, name in pairs if spoken not in ORDINARY_SPELLS]
-    forms = NameForms(verbless)
+    forms = NameForms(plurals(verbless))
     return SpellRules(
-        SpellMatcher([*pairs, *glossary]),
+        SpellMatcher([*pairs, *glossary, *plurals(pairs)]),
         forms,
         party_name_forms(context),
         WordGate(
@@ -157,6 +188,15 @@ def _build(context: RulesContext) -> SpellRules:
             FREQUENT_WORDS,
         ),
     )
+
+
+def plurals(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs and their plurals, each spoken form with ``s`` (``two Fire Bolts``,
+    ``three Magic Missiles``) unless it ends with one."""
+    return [
+        *pairs,
+        *((f"{spoken}s", name) for spoken, name in pairs if spoken[-1:].lower() not in "s'"),
+    ]
 
 
 def party_name_forms(context: RulesContext) -> dict[str, str]:
@@ -193,13 +233,28 @@ class SpellCastRules:
         else:
             chosen = range(len(units))
         records: list[dict[str, Any]] = []
+        before: list[tuple[int, str]] = []  # (index, spell) of the chunk's casts so far
         for index in chosen:
             unit = units[index]
-            speaker = context.character_of(unit.speaker)
-            for spell, caster in casts(unit.text, rules, speaker, reply_to(units, index)):
+            player = context.character_of(unit.speaker)
+            # without a party, a first-person cast's caster is the speaker as written
+            speaker = player if player is not None or context.party else unit.speaker
+            recent = _repeated(before, index)
+            reply = reply_to(units, index)
+            found = casts(unit.text, rules, speaker, reply, alone=player is not None, recent=recent)
+            before.extend((index, spell) for spell, _ in found)
+            for spell, caster in found:
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
                 records.append({"spell": spell, "caster": caster, "source_refs": [reference]})
         return records
+
+
+def _repeated(before: Sequence[tuple[int, str]], index: int) -> set[str]:
+    """The spells found between ``CAST_WINDOW_UNITS`` and ``REPEAT_UNITS`` units before
+    ``index`` and not nearer (what is nearer normalization joins into one record)."""
+    near = {spell for at, spell in before if index - at <= CAST_WINDOW_UNITS}
+    far = {spell for at, spell in before if index - at <= REPEAT_UNITS}
+    return far - near
 
 
 def reply_to(units: Sequence[ShownUnit], index: int) -> str | None:
@@ -222,14 +277,24 @@ class Cast(NamedTuple):
 
 
 def casts(
-    text: str, rules: SpellRules, speaker: str | None = None, reply: str | None = None
+    text: str,
+    rules: SpellRules,
+    speaker: str | None = None,
+    reply: str | None = None,
+    *,
+    alone: bool | None = None,
+    recent: Collection[str] = (),
 ) -> list[Cast]:
-    """The casts of one text, in order of position. ``speaker``: the speaker's character,
-    when the glossary's party knows them; ``reply``: the next unit's text when another
-    speaker says it (``reply_to``)."""
+    """The casts of one text, in order of position. ``speaker``: who casts in the first
+    person (the speaker's character, or without a party the speaker as written);
+    ``reply``: the next unit's text when another speaker says it (``reply_to``);
+    ``alone``: whether a name said alone counts (a party player's unit; default: when
+    ``speaker`` is given); ``recent``: the spells the units before gave further off than
+    normalization joins, within ``REPEAT_UNITS`` (a cast naming no caster that repeats
+    one is that cast again: an answer, the game master's confirmation)."""
     said = Utterance(text, speaker, reply)
     found: list[Found] = []
-    if speaker is not None:  # a player's unit: the caster is not said (no "I")
+    if speaker is not None if alone is None else alone:  # the caster is not said (no "I")
         bare = bare_name(said, rules.forms)
         if bare is not None:
             found.append(bare)
@@ -237,7 +302,13 @@ def casts(
     if not OTHER_VERBS.isdisjoint(said.lowered):
         found.extend(other_verbs(said, rules.forms, rules.characters))
     found.extend(names_as_verbs(said, rules.forms))
+    found.extend(narrated(said, rules.forms))
     found.sort(key=lambda cast: cast.start)
+    text = said.text
     return [
-        Cast(cast.spell, cast.caster) for cast in found if not refused(said.text, cast.end, reply)
+        Cast(cast.spell, cast.caster)
+        for cast in found
+        if not (cast.caster is None and cast.spell in recent)
+        and not refused(text, cast.end, reply)
+        and not not_a_cast(text, cast.start, cast.end, clause_before(text, cast.start))
     ]

@@ -1,4 +1,5 @@
-"""Who casts, by the person of the verb: ``I`` is the speaker's character, a third-person
+"""Who casts, by the person of the verb: ``I`` is the speaker's character (in the verb's
+clause, or in its sentence when the clause names no subject), a third-person
 verb's subject the party character named (``Scanlan casts``), ``you`` the party character
 addressed before it in its sentence (``Keyleth, you cast``); otherwise nobody said."""
 
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from streamer.domain.dnd.spell_rules.text import (
     ADDRESS_LOOKBACK,
     ADVERBS,
+    WORD,
     Utterance,
     sentence_before,
     words_of,
@@ -36,6 +38,8 @@ def caster(
     (``party_name_forms``)."""
     if not third and _first_person(before):
         return said.speaker
+    if not third and _subjectless(before) and _first_person(_sentence_words(said, start)):
+        return said.speaker  # "I am going to do a bonus action to cast Shield"
     if third:
         return _named_subject(before, characters)
     if _second_person(before):
@@ -51,6 +55,15 @@ def _first_person(before: list[str]) -> bool:
         if word in _OTHER_SUBJECTS:
             return False
     return False
+
+
+def _subjectless(before: list[str]) -> bool:
+    """Whether the clause's words name no subject (its subject is further back)."""
+    return _FIRST_PERSON.isdisjoint(before) and _OTHER_SUBJECTS.isdisjoint(before)
+
+
+def _sentence_words(said: Utterance, end: int) -> list[str]:
+    return [w.lower() for w in WORD.findall(sentence_before(said.text, end, ADDRESS_LOOKBACK))]
 
 
 def _second_person(before: list[str]) -> bool:

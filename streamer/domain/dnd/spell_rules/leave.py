@@ -10,9 +10,9 @@ from enum import Enum
 from streamer.domain.dnd.spell_rules.text import (
     APOSTROPHES,
     ASKING_LOOKBACK,
-    BLOCKERS,
     SENTENCE_END,
     WORD,
+    blocking,
     first_sentence,
     holds,
     is_question,
@@ -23,7 +23,20 @@ from streamer.domain.dnd.spell_rules.text import (
 # A question asking leave ("Can I fire Eldritch Blast...?"), and the game master's leave
 _ASKING = frozenset({("can", "i"), ("may", "i"), ("could", "i")})
 _MODALS = frozenset({"can", "may", "could"})
-_LEAVE_LEADS = (("you", "can"), ("you", "may"), ("yes",), ("yep",), ("sure",), ("go", "ahead"))
+_LEAVE_LEADS = (
+    ("you", "can"),
+    ("you", "may"),
+    ("yes",),
+    ("yep",),
+    ("yeah",),
+    ("sure",),
+    ("go", "ahead"),
+    ("go", "for", "it"),
+    ("roll",),  # "Roll for the attack."
+)
+# "Make a dexterity saving throw.": ``make`` opening the reply and one of these in it
+_ROLLS = words_of("roll rolls check save saving attack")
+_OKAY = (["okay"], ["ok"], ["all", "right"], ["alright"])
 _NOT_LEAVE = words_of("but not no can't cannot try unfortunately")
 # The game master refusing a cast, in the rest of its unit or the next one
 _REFUSALS = (
@@ -46,7 +59,7 @@ def asked(text: str, start: int, end: int, before: list[str], reply: str | None)
     """How the verb from ``start`` to ``end`` of ``text`` is said, its clause's words
     ``before`` it: leave is asked in the first person ("Can I fire Eldritch Blast...?")
     and given by the ``reply`` ("You can.")."""
-    blocked = BLOCKERS.intersection(before)
+    blocked = blocking(before)
     question = is_question(text, end)
     if not blocked and not question:
         return Asked.STATEMENT
@@ -54,22 +67,29 @@ def asked(text: str, start: int, end: int, before: list[str], reply: str | None)
         return Asked.BLOCKED
     head = sentence_before(text, start, ASKING_LOOKBACK)
     words = [word.lower() for word in WORD.findall(head)]
-    if not any(pair in _ASKING for pair in itertools.pairwise(words)):
+    if not asks_leave(words):
         return Asked.BLOCKED
-    return Asked.LEAVE_GIVEN if _gives_leave(reply) else Asked.BLOCKED
+    return Asked.LEAVE_GIVEN if gives_leave(reply) else Asked.BLOCKED
 
 
-def _gives_leave(reply: str) -> bool:
+def asks_leave(words: list[str]) -> bool:
+    """Whether ``words`` (a sentence's, lower-cased) ask leave: ``can I``, ``may I``,
+    ``could I``."""
+    return any(pair in _ASKING for pair in itertools.pairwise(words))
+
+
+def gives_leave(reply: str) -> bool:
     """The reply's first sentence opens with leave ("You can.", "Yes, you may.", "Sure.",
-    "Go ahead") and holds no ``but``, ``not``, ``try``...; or it is ``Okay.`` and the next
-    one says go ahead ("Okay. Go ahead and roll...")."""
+    "Go ahead", "Go for it", "Yeah", "Roll for the attack", "Make a ... roll") and holds no
+    ``but``, ``not``, ``try``...; or it is ``Okay.`` and the next one does ("Okay. Go
+    ahead and roll...")."""
     words = first_sentence(reply)
-    if words in (["okay"], ["ok"], ["all", "right"], ["alright"]):
+    if words in _OKAY:
         rest = reply.translate(APOSTROPHES)
         stop = SENTENCE_END.search(rest)
         words = first_sentence(rest[stop.end() :]) if stop is not None else []
-        return words[:2] == ["go", "ahead"] and not _NOT_LEAVE.intersection(words)
     opens = any(tuple(words[: len(lead)]) == lead for lead in _LEAVE_LEADS)
+    opens = opens or (words[:1] == ["make"] and not _ROLLS.isdisjoint(words))
     return opens and not _NOT_LEAVE.intersection(words)
 
 

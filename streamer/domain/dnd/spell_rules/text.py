@@ -45,7 +45,9 @@ def words_of(text: str) -> frozenset[str]:
 _FILLERS = words_of(
     "a an the my his her their our another one some this that it up again also then "
     "level lvl first second third fourth fifth sixth seventh eighth ninth 1st 2nd "
-    "3rd 4th 5th 6th 7th 8th 9th 1 2 3 4 5 6 7 8 9"
+    "3rd 4th 5th 6th 7th 8th 9th 1 2 3 4 5 6 7 8 9 "
+    # counts ("fire three Magic Missiles") and the word itself ("cast the spell Blur")
+    "two three four five spell"
 )
 # Words before a verb or a name, in its clause, that say it is not (yet) a cast
 BLOCKERS = words_of(
@@ -59,6 +61,20 @@ BLOCKERS = words_of(
     "guess maybe probably perhaps"
 )
 ADVERBS = words_of("just then also now quickly immediately instantly")
+# ``do`` after these is the plain verb of a plan, not a question's or a negation's:
+# "I'm going to do a bonus action to cast Shield"
+_DO_PLAIN_AFTER = words_of("to gonna will i'll we'll and")
+
+
+def blocking(before: list[str]) -> set[str]:
+    """The ``BLOCKERS`` among ``before`` (a clause's words), but ``do`` said as a plain
+    verb (after ``to``, ``gonna``, ``I'll``...)."""
+    found = set(BLOCKERS.intersection(before))
+    if "do" in found and all(
+        i > 0 and before[i - 1] in _DO_PLAIN_AFTER for i, w in enumerate(before) if w == "do"
+    ):
+        found.discard("do")
+    return found
 
 
 class Found(NamedTuple):
@@ -125,9 +141,14 @@ def first_sentence(text: str) -> list[str]:
 
 
 def is_question(text: str, start: int) -> bool:
-    """Whether the sentence holding ``start`` ends with a question mark."""
+    """Whether the sentence holding ``start`` ends with a question mark, and no break
+    after ``start`` starts another one before it: ``--`` ("I cast Sacred Flame at-- can
+    I see anybody?") or a colon opening words said ("I use Vicious Mockery and say:
+    What's up?")."""
     end = SENTENCE_END.search(text, start)
-    return end is not None and end.group() == "?"
+    if end is None or end.group() != "?":
+        return False
+    return text.find("--", start, end.start()) < 0 and text.find(":", start, end.start()) < 0
 
 
 def is_filler(word: str) -> bool:

@@ -5,14 +5,20 @@ player's unit that is the name alone (``Oh yes, Hunter's Mark.``) (``bare_name``
 
 from __future__ import annotations
 
+from streamer.domain.dnd.spell_rules.leave import asks_leave, gives_leave
 from streamer.domain.dnd.spell_rules.names import NameForms
 from streamer.domain.dnd.spell_rules.text import (
     ADVERBS,
-    BLOCKERS,
+    ASKING_LOOKBACK,
+    CLAUSE_BREAK,
+    WORD,
     Found,
     Utterance,
+    blocking,
     clause_before,
+    is_filler,
     is_question,
+    sentence_before,
     words_of,
 )
 
@@ -32,6 +38,18 @@ _TARGETS = words_of(
     "on at onto into him her it them us me myself yourself himself herself itself "
     "themselves ourselves"
 )
+# A name used as a verb after a preamble, in a first-person sentence: its clause ends with
+# ``to`` after one of these ("I want to Misty Step") or in a sentence using what spends a
+# turn ("I'm going to use my bonus action to Misty Step", "...the single charge on the
+# ring-- no spell slot-- to Misty Step"), or with ``and`` ("I turn around and Misty Step")
+# in a clause saying nothing of having or knowing a spell ("I have Fireball and Misty
+# Step").
+_TO_AFTER = words_of("want wanna like going need")
+_SPENT = words_of("action actions reaction slot charge charges point points")
+_HAVING = words_of("have has had got know knew learned prepared love like")
+_SUBJECTS = words_of("i i'm i'll")
+_ASIDE = "--"  # an aside inside a sentence ("on Summer's Eve-- doesn't use a slot-- to")
+_MODALS = words_of("can may could")
 # What a spell's name said alone may start with ("Oh yes, Hunter's Mark.")
 _BARE_LEADS = words_of("oh yes yeah yep okay ok um uh so well and then just")
 
@@ -59,11 +77,13 @@ def names_as_verbs(said: Utterance, forms: NameForms) -> list[Found]:
         after = lowered[end] if end < len(lowered) else None
         if after in _TARGET_ADVERBS and end + 1 < len(lowered):
             after = lowered[end + 1]
-        if not BLOCKERS.intersection(before) and not is_question(text, stop):
-            if _first_person_lead(before):
-                found.append(Found(start, stop, spell, said.speaker))
-            elif _imperative(before, after):  # no "I": the caster is not said
-                found.append(Found(start, stop, spell, None))
+        plain = not blocking(before) and not is_question(text, stop)
+        if plain and _first_person_lead(before):
+            found.append(Found(start, stop, spell, said.speaker))
+        elif plain and _imperative(before, after):  # no "I": the caster is not said
+            found.append(Found(start, stop, spell, None))
+        elif _after_preamble(said, start, stop):
+            found.append(Found(start, stop, spell, said.speaker))
         index = end
     return found
 
@@ -71,6 +91,39 @@ def names_as_verbs(said: Utterance, forms: NameForms) -> list[Found]:
 def _first_person_lead(before: list[str]) -> bool:
     words = before[:-1] if before and before[-1] in ADVERBS else before
     return any(tuple(words[-len(lead) :]) == lead for lead in _FIRST_PERSON_LEADS)
+
+
+def _after_preamble(said: Utterance, start: int, stop: int) -> bool:
+    """A name used as a verb after a first-person preamble in its sentence ("I'm going to
+    use my bonus action to Misty Step"): not blocked before the subject nor in the
+    name's clause (an aside between dashes cut off), and a statement, or leave asked
+    ("Can I use my bonus action to Misty Step?") that the reply gives."""
+    head = sentence_before(said.text, start, ASKING_LOOKBACK)
+    clause = head.rsplit(_ASIDE, 1)[-1]
+    breaks = list(CLAUSE_BREAK.finditer(clause))
+    if breaks:
+        clause = clause[breaks[-1].end() :]
+    near = [word.lower() for word in WORD.findall(clause)]
+    while near and near[-1] in ADVERBS:
+        near.pop()
+    if not near or near[-1] not in ("to", "and"):
+        return False
+    words = [word.lower() for word in WORD.findall(head)]
+    after_want = len(near) > 1 and near[-2] in _TO_AFTER
+    if near[-1] == "to" and not after_want and _SPENT.isdisjoint(words):
+        return False
+    if near[-1] == "and" and (len(near) < 2 or not _HAVING.isdisjoint(near)):
+        return False
+    subjects = [i for i, word in enumerate(words) if word in _SUBJECTS]
+    if not subjects:
+        return False
+    blocked = blocking(words[: subjects[-1]]) | blocking(near)
+    if not is_question(said.text, stop):
+        return not blocked
+    reply = said.reply
+    if reply is None or not blocked <= _MODALS or not asks_leave(words):
+        return False
+    return gives_leave(reply)
 
 
 def _imperative(before: list[str], after: str | None) -> bool:
@@ -88,6 +141,8 @@ def bare_name(said: Utterance, forms: NameForms) -> Found | None:
     lowered = said.lowered
     start = 0
     while start < len(lowered) and lowered[start] in _BARE_LEADS:
+        start += 1
+    while start < len(lowered) and is_filler(lowered[start]):  # "Third level Fireball."
         start += 1
     spell = forms.whole(lowered[start:])
     return None if spell is None else Found(0, len(said.text), spell, None)

@@ -22,6 +22,7 @@ from streamer.domain.dnd.spell_rules.text import (
     is_filler,
     words_of,
 )
+from streamer.domain.dnd.spell_rules.unlisted import unlisted
 
 # The casting verbs (whole words, any case of their ASCII letters): the prefilter reads them
 VERBS = ("cast", "casts", "casting")
@@ -52,9 +53,35 @@ OTHER_VERBS = frozenset(
         "release",
         "releases",
         "do",
+        "drop",
+        "drops",
+        "hit",
+        "hits",
     ]
 )
+# ``drop`` ends a spell ("I drop Polymorph") unless a count or an article follows it ("I
+# drop a Fireball on them"); ``hit`` casts only with ``with`` ("I hit him with a Guiding
+# Bolt"), at most a few words after it in its clause
+_DROPS = frozenset(["drop", "drops"])
+_COUNTED = words_of("a an another one two three four five")
+_HITS = frozenset(["hit", "hits"])
+_WITH_AFTER = 6  # how many words (the target) may stand between ``hit`` and ``with``
 _POSSESSIVES = frozenset(["my", "his", "her", "their", "our", "your", "its"])
+# The spells a possessive before the name speaks of once they are up, moved or used again
+# ("I send my Spiritual Weapon down there", "I move my Flaming Sphere"): after a
+# possessive, any other name is a cast ("I send my Magic Missile out")
+_KEPT_UP = frozenset(
+    [
+        "Spiritual Weapon", "Flaming Sphere", "Mage Hand", "Unseen Servant", "Find Familiar",
+        "Find Steed", "Arcane Hand", "Moonbeam", "Call Lightning", "Dancing Lights",
+        "Witch Bolt", "Heat Metal", "Hunter's Mark", "Spirit Guardians", "Animate Objects",
+        "Animate Dead", "Wall of Fire", "Wall of Stone", "Wall of Force", "Wall of Ice",
+        "Wall of Thorns", "Produce Flame", "Faithful Hound", "Arcane Eye", "Cloudkill",
+        "Insect Plague", "Guardian of Faith", "Conjure Animals", "Vampiric Touch",
+        "Tiny Hut", "Blade Barrier", "Fog Cloud", "Stinking Cloud", "Silent Image",
+        "Minor Illusion", "Hypnotic Pattern", "Spike Growth", "Sleet Storm", "Whirlwind",
+    ]
+)  # fmt: skip
 _PARTICLES = frozenset(["out", "off", "forth"])
 # a name followed by one of these speaks of the spell, not of casting it
 _NOT_AFTER = words_of("damage slot")
@@ -86,19 +113,21 @@ def casting_verbs(
 
 def spell_after(text: str, start: int, matcher: SpellMatcher) -> str | None:
     """The spell named after ``start`` in its clause, after at most ``MAX_FILLERS``
-    fillers."""
+    fillers: a known one, else one the catalog does not hold (``unlisted``)."""
     tail = text[start : start + SPELL_LOOKAHEAD]
     stop = CLAUSE_BREAK.search(tail)
     if stop is not None:
         tail = tail[: stop.start()]
     words = WORD.findall(tail)
+    unknown = None
     for skipped in range(min(MAX_FILLERS, len(words)) + 1):
         if skipped and not is_filler(words[skipped - 1]):
             break
         matched = matcher.match(words[skipped:])
         if matched is not None:
             return matched[0]
-    return None
+        unknown = unknown or unlisted(words[skipped:])
+    return unknown
 
 
 def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]) -> list[Found]:
@@ -110,7 +139,12 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
     for index, word in enumerate(lowered):
         if word not in OTHER_VERBS:
             continue
-        at = _name_start(lowered, index + 1, forms)
+        after = index + 1
+        if word in _HITS:
+            after = _with_after(lowered, after)
+        elif word in _DROPS and (after >= len(lowered) or lowered[after] not in _COUNTED):
+            continue
+        at = _name_start(lowered, after, forms)
         if at is None:
             continue
         match = forms.at(lowered, at)
@@ -118,6 +152,8 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
             continue
         spell, end = match
         if end < len(lowered) and lowered[end] in _NOT_AFTER:
+            continue
+        if spell in _KEPT_UP and not _POSSESSIVES.isdisjoint(lowered[after:at]):
             continue
         if CLAUSE_BREAK.search(text, word_at(index).end(), word_at(at).start()):
             continue
@@ -133,9 +169,18 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
     return found
 
 
+def _with_after(lowered: list[str], at: int) -> int:
+    """After ``hit``: the word after ``with`` when it follows within ``_WITH_AFTER``
+    words, else the end (no name)."""
+    for index in range(at, min(len(lowered), at + _WITH_AFTER + 1)):
+        if lowered[index] == "with":
+            return index + 1
+    return len(lowered)
+
+
 def _name_start(lowered: list[str], at: int, forms: NameForms) -> int | None:
     """Where a name may start after another verb: after at most a particle and
-    ``MAX_FILLERS`` fillers (not a name's first word); ``None`` at a possessive or the
+    ``MAX_FILLERS`` fillers or possessives (not a name's first word); ``None`` at the
     end."""
     if at < len(lowered) and lowered[at] in _PARTICLES:
         at += 1
@@ -143,12 +188,9 @@ def _name_start(lowered: list[str], at: int, forms: NameForms) -> int | None:
     while (
         at < len(lowered)
         and skipped < MAX_FILLERS
-        and lowered[at] not in _POSSESSIVES
-        and is_filler(lowered[at])
+        and (lowered[at] in _POSSESSIVES or is_filler(lowered[at]))
         and lowered[at] not in forms.firsts
     ):
         at += 1
         skipped += 1
-    if at >= len(lowered) or lowered[at] in _POSSESSIVES:
-        return None
-    return at
+    return None if at >= len(lowered) else at
