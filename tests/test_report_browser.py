@@ -714,12 +714,12 @@ def test_an_empty_lane_says_why_and_the_lanes_not_run_are_named(page: Page, tmp_
     result = api.run(None, session, None, tmp_path / "out", warn=lambda _: None)
     opened(page, result.report)
     no_npc = (
-        "the glossary names no non-player character (its names, less the party's): the rules "
-        "look for those names only"
+        "the glossary names no non-player character (its names, less the party's) and the "
+        "transcript names none the rules can tell"
     )
     assert page.text_content('#glance li[data-lane="npcs"]') == f"npcs 0 records: {no_npc}"
     assert page.text_content("#glance li.not-run") == (
-        "not run combat-turns, item-events, scene-descriptions (they need a model server: "
+        "not run combat-turns, scene-descriptions (they need a model server: "
         "streamer run --model-url URL --model NAME)"
     )
     assert page.text_content('.lane[data-lane="npcs"] .empty') == f"no records: {no_npc}"
@@ -758,10 +758,10 @@ def test_the_glance_and_the_tables_are_read_without_a_script(
         headings = page.eval_on_selector_all(".static th", "cells => cells.map(c => c.textContent)")
     finally:
         context.close()
-    assert glance[2:] == [
+    assert glance[4:] == [
         "spells 2 records",
-        "not run combat-turns, item-events, scene-descriptions (they need a model server: "
+        "not run combat-turns, scene-descriptions (they need a model server: "
         "streamer run --model-url URL --model NAME)",
     ]
     assert headings == ["#", "Spell", "Caster", "Evidence"]
-    assert rows == [["1", "Shield", "unknown", "u000002"], ["2", "Fireball", "unknown", "u000004"]]
+    assert rows == [["1", "Shield", "JUNE", "u000002"], ["2", "Fireball", "OSKAR", "u000004"]]

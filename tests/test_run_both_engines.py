@@ -171,7 +171,7 @@ def test_one_engine_a_lane_keeps_its_file_and_receipt(tmp_path: Path) -> None:
     ] * 2
     lines = (output.with_name("out.work") / "candidates" / "spells.jsonl").read_bytes()
     header, first, *_ = [orjson.loads(line) for line in lines.splitlines()]
-    assert header["extractor"] == {"engine": "rules", "prompt": "dnd/spell-casts-rules@3"}
+    assert header["extractor"] == {"engine": "rules", "prompt": "dnd/spell-casts-rules@4"}
     assert sorted(first) == ["chunk_id", "record"]
 
 
@@ -210,7 +210,7 @@ def test_the_default_configuration_runs_a_kind_with_rules_on_both() -> None:
     for lane_id, lane in alone.items():  # without a model: the rules alone, as before
         assert (lane.engine, lane.engines) == ("rules", ())
         assert (named[lane_id].engine, named[lane_id].engines) == (None, ("rules", "openai"))
-    assert set(named) - set(alone) == {"combat-turns", "item-events", "scene-descriptions"}
+    assert set(named) - set(alone) == {"combat-turns", "scene-descriptions"}
     # what config --show prints resolves to the same lanes
     text = render(default_configuration(registry, server), title="t")
     again = resolve_configuration(yaml.safe_load(text), registry)

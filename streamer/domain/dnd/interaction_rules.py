@@ -42,7 +42,7 @@ from typing import Any
 
 from streamer.domain.dnd import name_mining
 from streamer.domain.dnd.npc_rules import NO_NAMES, NpcNames
-from streamer.domain.dnd.rules import party_name_forms
+from streamer.domain.dnd.party_names import party_name_forms
 from streamer.domain.dnd.spell_rules.text import words_of
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 
@@ -95,18 +95,24 @@ class NpcInteractionRules:
         if names.pattern is None or not context.party:
             return []
         seen: dict[str, int] = {}  # NPC -> index of the game master's last unit naming them
+        # NPC -> the game master's last unit saying their name alone (not "Nostoc" only, a
+        # mined short form of "Nostoc Greyspine"): what a record may cite for the name
+        said: dict[str, int] = {}
         last: tuple[str, int] | None = None  # the NPC the game master named last, where
         records: list[dict[str, Any]] = []
         for index, unit in enumerate(units):
             low = unit.text.translate(_APOSTROPHES).lower()
             if context.character_of(unit.speaker) is None:
                 if unit.speaker is not None:
-                    for npc in names.named(low):
+                    alone = dict(names.mentions(low))
+                    for npc, whole in alone.items():
                         seen[npc] = index
+                        if whole:
+                            said[npc] = index
                     voiced = _voiced(low, names)
-                    last = None if voiced is None else (voiced, index)
+                    last = None if voiced is None or not alone.get(voiced) else (voiced, index)
                 continue
-            for npc, named_at in _addressed(low, names, index, seen, last, context):
+            for npc, named_at in _addressed(low, names, index, (seen, said), last, context):
                 cited = [units[named_at], unit] if named_at is not None else [unit]
                 references = [{"start_unit_id": u.unit_id, "end_unit_id": u.unit_id} for u in cited]
                 records.append({"npc": npc, "source_refs": references})
@@ -117,13 +123,15 @@ def _addressed(
     low: str,
     names: NpcNames,
     index: int,
-    seen: dict[str, int],
+    named_by: tuple[dict[str, int], dict[str, int]],
     last: tuple[str, int] | None,
     context: RulesContext,
 ) -> list[tuple[str, int | None]]:
     """The NPCs the party player's unit at ``index`` (``low``: its text, lower-cased)
     addresses, each with the index of the game master's unit naming them when the unit
-    does not."""
+    does not say the name alone (``named_by``: the game master's last unit naming each
+    NPC, and the last saying the name alone)."""
+    seen, said = named_by
     words = set(_WORD.findall(low))
     if words & _PLANNING or words & _TABLE or _ASKS_LEAVE.search(low):
         return []
@@ -132,11 +140,19 @@ def _addressed(
     named = False
     for match in names.pattern.finditer(low):
         named = True
-        npc = names.npc_of[" ".join(match.group().split())]
+        form = " ".join(match.group().split())
+        npc = names.npc_of[form]
         present = index - seen.get(npc, -PRESENT_UNITS - 1) <= PRESENT_UNITS
-        vocative = _vocative(low, match.start(), match.end())
-        if present and vocative and (npc, None) not in found:
-            found.append((npc, None))
+        if not (present and _vocative(low, match.start(), match.end())):
+            continue
+        if form not in names.short:
+            cited: int | None = None
+        elif index - said.get(npc, -PRESENT_UNITS - 1) <= PRESENT_UNITS:
+            cited = said[npc]  # a short form: the unit that says the name cites it too
+        else:
+            continue
+        if all(npc != each for each, _ in found):
+            found.append((npc, cited))
     if found or named or not words & _SECOND or last is None:
         return found
     npc, where = last

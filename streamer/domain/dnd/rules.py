@@ -82,6 +82,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from streamer.domain.dnd.normalization_specs import CAST_WINDOW_UNITS
+from streamer.domain.dnd.party_names import party_name_forms
 from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
 from streamer.domain.dnd.spell_rules.leave import refused
@@ -197,20 +198,6 @@ def plurals(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         *pairs,
         *((f"{spoken}s", name) for spoken, name in pairs if spoken[-1:].lower() not in "s'"),
     ]
-
-
-def party_name_forms(context: RulesContext) -> dict[str, str]:
-    """The names a party character goes by (name key -> character): the character's name
-    and its glossary aliases (what the support check accepts as saying the caster); a
-    form two characters share is dropped."""
-    forms: dict[str, set[str]] = {}
-    for character in context.party.values():
-        spoken = {character}
-        canonical = context.names.get(name_key(character), character)
-        spoken.update(alias for alias, name in context.names.items() if name == canonical)
-        for form in spoken:
-            forms.setdefault(name_key(form), set()).add(character)
-    return {form: next(iter(names)) for form, names in forms.items() if len(names) == 1}
 
 
 class SpellCastRules:

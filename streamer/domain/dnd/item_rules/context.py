@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from streamer.domain.dnd.item_rules.catalog import ItemCatalog, srd_items
 from streamer.domain.dnd.item_rules.verbs import GATE_WORDS
+from streamer.domain.dnd.party_names import party_name_forms
 from streamer.domain.dnd.prefilter import WordGate
-from streamer.domain.dnd.rules import party_name_forms
 from streamer.domain.dnd.spell_rules.text import APOSTROPHES, WORD
 from streamer.framework.kinds.extraction_spec import RulesContext
 
