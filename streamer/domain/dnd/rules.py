@@ -76,11 +76,12 @@ names the catalog lacks (``unlisted``) and what is no cast (``not_casts``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
+from streamer.domain.dnd.gated_rules import GatedRules
 from streamer.domain.dnd.normalization_specs import CAST_WINDOW_UNITS
 from streamer.domain.dnd.party_names import party_name_forms
 from streamer.domain.dnd.prefilter import WordGate
@@ -200,25 +201,14 @@ def plurals(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     ]
 
 
-class SpellCastRules:
+class SpellCastRules(GatedRules):
     """The rules extractor of ``dnd/spell-casts`` (a ``RulesExtractor``)."""
 
-    def __init__(self, *, prefilter: bool = True) -> None:
-        self._prefilter = prefilter
-
-    @property
-    def version(self) -> str:
-        return VERSION
-
-    def note(self, context: RulesContext) -> str | None:
-        return None
+    version = VERSION
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
-        if self._prefilter:
-            chosen: Iterable[int] = rules.gate.units([unit.text for unit in units])
-        else:
-            chosen = range(len(units))
+        chosen = self.chosen(rules.gate, units)
         records: list[dict[str, Any]] = []
         before: list[tuple[int, str]] = []  # (index, spell) of the chunk's casts so far
         for index in chosen:

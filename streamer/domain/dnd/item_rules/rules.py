@@ -45,33 +45,24 @@ one of the verbs; ``ItemEventRules(prefilter=False)`` reads every unit, with the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from streamer.domain.dnd.gated_rules import GatedRules
 from streamer.domain.dnd.item_rules.context import VERSION, ItemRules
 from streamer.domain.dnd.item_rules.events import Event, events
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
 
-class ItemEventRules:
+class ItemEventRules(GatedRules):
     """The rules extractor of ``dnd/item-events`` (a ``RulesExtractor``)."""
 
-    def __init__(self, *, prefilter: bool = True) -> None:
-        self._prefilter = prefilter
-
-    @property
-    def version(self) -> str:
-        return VERSION
-
-    def note(self, context: RulesContext) -> str | None:
-        return None
+    version = VERSION
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = ItemRules.of(context)
-        chosen: Iterable[int] = range(len(units))
-        if self._prefilter:
-            chosen = rules.gate.units([unit.text for unit in units])
+        chosen = self.chosen(rules.gate, units)
         has_party = bool(rules.characters)
         records: list[dict[str, Any]] = []
         for index in chosen:
