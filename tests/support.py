@@ -27,6 +27,7 @@ from streamer.framework.kinds.registry import SchemaIdentity
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 CRD3 = SHARED / "data" / "crd3"
+CRD3_MORE = SHARED / "data" / "crd3-more"
 
 KIND_OF_LANE = {
     "spells": "dnd/spell-casts",

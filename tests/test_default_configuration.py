@@ -102,7 +102,7 @@ def test_model_lanes_only_when_a_model_server_is_named(tmp_path: Path) -> None:
     lanes = {lane["id"]: lane.get("engine") for lane in config["pipeline"]["lanes"]}
     assert lanes == {
         "combat-turns": None,
-        "item-events": None,
+        "npc-interactions": None,
         "scene-descriptions": None,
         **{lane: ["rules", "openai"] for lane in RULES_LANES},  # both: rules and the model
     }

@@ -1,6 +1,5 @@
-"""``engine: rules`` for ``dnd/npcs`` (and the names ``dnd/npc-interactions`` reads): the
-glossary's NPCs, named as whole words; no glossary names, no candidates and a receipt
-saying why (``test_interaction_rules`` has the interactions themselves)."""
+"""``engine: rules`` for ``dnd/npcs``: the glossary's NPCs, named as whole words; no
+glossary names (and none mined), no candidates and a receipt saying why."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from pathlib import Path
 import yaml
 
 from streamer import api
-from streamer.domain.dnd.interaction_rules import NO_PARTY, NpcInteractionRules
-from streamer.domain.dnd.npc_rules import NO_NAMES, NO_NPCS, NpcRules, npc_forms
+from streamer.domain.dnd.npc_rules import NO_NPCS, NpcRules, npc_forms
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 
 PARTY = {"LAURA": "Vex'ahlia", "SAM": "Scanlan Shorthalt"}
@@ -61,11 +59,11 @@ def test_npcs_are_named_as_whole_words_case_insensitively() -> None:
 
 def test_without_glossary_names_nothing_and_a_note() -> None:
     # no survey ran: no NPC is mined
-    for rules, note in ((NpcRules(), NO_NPCS), (NpcInteractionRules(), NO_NAMES)):
-        context = RulesContext(PARTY, {"vex": "Vex'ahlia"})
-        assert rules(UNITS, context) == []
-        assert rules.note(context) == note
-        assert rules.note(RulesContext(PARTY, NAMES)) is None
+    rules = NpcRules()
+    context = RulesContext(PARTY, {"vex": "Vex'ahlia"})
+    assert rules(UNITS, context) == []
+    assert rules.note(context) == NO_NPCS
+    assert rules.note(RulesContext(PARTY, NAMES)) is None
 
 
 def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
@@ -79,10 +77,7 @@ def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
         yaml.safe_dump(
             {
                 "pipeline": {
-                    "lanes": [
-                        {"id": "npcs", "artifact_kind": "dnd/npcs"},
-                        {"id": "talks", "artifact_kind": "dnd/npc-interactions"},
-                    ],
+                    "lanes": [{"id": "npcs", "artifact_kind": "dnd/npcs"}],
                     "chunking": {"max_units": 2, "overlap_units": 1},
                     "extraction": {"engine": "rules"},
                 }
@@ -100,9 +95,8 @@ def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
     )
     config = api.load_config(config_path)
     result = api.extract(config, source, tmp_path / "c", glossary=glossary)
-    # chunks u1-u2, u2-u3, u3-u4: a unit in an overlap gives a candidate in each chunk; an
-    # interaction ("Hi Gilmore!") needs Gilmore named before it in its chunk: u1-u2 only
-    assert [lane["candidates"] for lane in result.lanes] == [5, 1]
+    # chunks u1-u2, u2-u3, u3-u4: a unit in an overlap gives a candidate in each chunk
+    assert [lane["candidates"] for lane in result.lanes] == [5]
     assert all("note" not in lane for lane in result.lanes)
     api.normalize(config, source, tmp_path / "c", tmp_path / "n", glossary=glossary)
     npcs = json.loads((tmp_path / "n" / "npcs.json").read_text())["records"]
@@ -111,8 +105,7 @@ def test_extract_and_normalize_from_the_glossary(tmp_path: Path) -> None:
         ("Kima", ["u000003"]),
     ]
     # without a glossary, the miner finds Gilmore (said twice, once after "Hi"); Kima,
-    # said once, is not found; the interactions rules read the glossary only
+    # said once, is not found
     bare = api.extract(config, source, tmp_path / "d")
-    # the miner found NPCs; without a party no turn can be told a player's
-    assert [lane.get("note") for lane in bare.lanes] == [None, NO_PARTY]
-    assert [lane["candidates"] for lane in bare.lanes] == [3, 0]
+    assert [lane.get("note") for lane in bare.lanes] == [None]
+    assert [lane["candidates"] for lane in bare.lanes] == [3]

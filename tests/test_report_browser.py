@@ -719,8 +719,8 @@ def test_an_empty_lane_says_why_and_the_lanes_not_run_are_named(page: Page, tmp_
     )
     assert page.text_content('#glance li[data-lane="npcs"]') == f"npcs 0 records: {no_npc}"
     assert page.text_content("#glance li.not-run") == (
-        "not run combat-turns, scene-descriptions (they need a model server: "
-        "streamer run --model-url URL --model NAME)"
+        "not run combat-turns, npc-interactions, scene-descriptions (they need a model "
+        "server: streamer run --model-url URL --model NAME)"
     )
     assert page.text_content('.lane[data-lane="npcs"] .empty') == f"no records: {no_npc}"
 
@@ -758,10 +758,10 @@ def test_the_glance_and_the_tables_are_read_without_a_script(
         headings = page.eval_on_selector_all(".static th", "cells => cells.map(c => c.textContent)")
     finally:
         context.close()
-    assert glance[4:] == [
+    assert glance[3:] == [
         "spells 2 records",
-        "not run combat-turns, scene-descriptions (they need a model server: "
-        "streamer run --model-url URL --model NAME)",
+        "not run combat-turns, npc-interactions, scene-descriptions (they need a model "
+        "server: streamer run --model-url URL --model NAME)",
     ]
     assert headings == ["#", "Spell", "Caster", "Evidence"]
     assert rows == [["1", "Shield", "JUNE", "u000002"], ["2", "Fireball", "OSKAR", "u000004"]]

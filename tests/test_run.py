@@ -378,14 +378,14 @@ pipeline:
   lanes:
     - {id: spells, artifact_kind: dnd/spell-casts, engine: rules}
     - {id: npcs, artifact_kind: dnd/npcs, engine: rules}
-    - {id: talks, artifact_kind: dnd/npc-interactions, engine: rules}
+    - {id: places, artifact_kind: dnd/places, engine: rules}
     - {id: party, artifact_kind: dnd/party-roster}
   chunking: {max_units: 40, overlap_units: 3}
   normalization: {glossary: glossary.yaml}
 output:
   module: json
   options:
-    evidence_context: {enabled: true, window_units: 2, lanes: [spells, npcs, talks]}
+    evidence_context: {enabled: true, window_units: 2, lanes: [spells, npcs, places]}
 """
 CRD3_GLOSSARY = """\
 party:  # by player
@@ -511,7 +511,7 @@ def test_lanes_extracted_together_write_the_files_each_writes_alone(tmp_path: Pa
     source = tmp_path / "source.jsonl"
     api.import_transcript("crd3", episode, document_id=episode.stem, output=source)
     together = api.extract(config, source, tmp_path / "together")
-    lanes = ["spells", "npcs", "talks"]
+    lanes = ["spells", "npcs", "places"]
     for lane in lanes:
         api.extract(config, source, tmp_path / lane, lanes=[lane])
     files = tree(tmp_path / "together")

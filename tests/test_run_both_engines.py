@@ -210,7 +210,7 @@ def test_the_default_configuration_runs_a_kind_with_rules_on_both() -> None:
     for lane_id, lane in alone.items():  # without a model: the rules alone, as before
         assert (lane.engine, lane.engines) == ("rules", ())
         assert (named[lane_id].engine, named[lane_id].engines) == (None, ("rules", "openai"))
-    assert set(named) - set(alone) == {"combat-turns", "scene-descriptions"}
+    assert set(named) - set(alone) == {"combat-turns", "npc-interactions", "scene-descriptions"}
     # what config --show prints resolves to the same lanes
     text = render(default_configuration(registry, server), title="t")
     again = resolve_configuration(yaml.safe_load(text), registry)

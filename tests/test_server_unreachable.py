@@ -30,9 +30,9 @@ def test_a_refused_connection_fails_every_model_lane_in_one_line(tmp_path: Path)
     args = ["run", "session.vtt", "--output", "out", "--model-url", url, "--model", "m"]
     run = invoke([*args, "--quiet"], cwd=tmp_path)
     assert run.status == 4
-    model_lanes = "combat-turns, scene-descriptions"
+    model_lanes = "combat-turns, npc-interactions, scene-descriptions"
     # on the rules and the model: the rules' part kept
-    both = "item-events, npc-interactions, npcs, places, spells"
+    both = "item-events, npcs, places, spells"
     assert run.stderr == (
         f"streamer: error: lanes {model_lanes} and the openai part of lanes {both} failed in "
         f"extract (chunk-000001: the model server {url} refused the connection); the bundle "

@@ -26,10 +26,6 @@ def _folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
-NO_NPC = (
-    "the glossary names no non-player character (its names, less the party's): the rules "
-    "look for those names only"
-)
 NO_NPC_MINED = (
     "the glossary names no non-player character (its names, less the party's) and the "
     "transcript names none the rules can tell"
@@ -44,13 +40,12 @@ def test_run_ends_with_a_summary_on_a_terminal(tmp_path: Path) -> None:
     text = re.sub(r"in \d+\.\d s", "in N s", run.stdout.decode())
     assert text == (
         "session: 5 units in N s\n"
-        "  item-events       0 records: nothing found\n"
-        f"  npc-interactions  0 records: {NO_NPC}\n"
-        f"  npcs              0 records: {NO_NPC_MINED}\n"
-        f"  places            0 records: {NO_PLACE}\n"
-        "  spells            2 records\n"
-        "  not run: combat-turns, scene-descriptions (they need a model server: "
-        "add --model-url URL --model NAME)\n"
+        "  item-events  0 records: nothing found\n"
+        f"  npcs         0 records: {NO_NPC_MINED}\n"
+        f"  places       0 records: {NO_PLACE}\n"
+        "  spells       2 records\n"
+        "  not run: combat-turns, npc-interactions, scene-descriptions (they need a model "
+        "server: add --model-url URL --model NAME)\n"
         "report: out/session.html  (bundle: out/session/)\n"
     )
 
@@ -79,10 +74,9 @@ def test_batch_ends_with_a_summary_on_a_terminal(tmp_path: Path) -> None:
     assert run.status == 0, run.stderr
     assert run.stdout.decode() == (
         "1 sessions: 1 ran, 0 unchanged, 0 failed\n"
-        "  item-events       0 records\n"
-        "  npc-interactions  0 records\n"
-        "  npcs              0 records\n"
-        "  places            0 records\n"
-        "  spells            2 records\n"
+        "  item-events  0 records\n"
+        "  npcs         0 records\n"
+        "  places       0 records\n"
+        "  spells       2 records\n"
         "pages: out/<session>.html, out/index.html; summary: out/batch.jsonl\n"
     )

@@ -1,5 +1,4 @@
-"""The built-in rules of ``dnd/npcs``, and the NPC names the rules of
-``dnd/npc-interactions`` (``interaction_rules``) read: the session's NPCs.
+"""The built-in rules of ``dnd/npcs``: the session's NPCs.
 
 The NPCs are the glossary's and the session's own. A glossary entry is a *non-player
 character* when neither its name nor any of its aliases is a party character (the
