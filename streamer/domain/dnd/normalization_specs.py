@@ -8,6 +8,8 @@ the game master states once a round, not in each turn's units: a classification,
 
 from __future__ import annotations
 
+import dataclasses
+
 from streamer.domain.dnd.item_rules.catalog import srd_items
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
@@ -64,13 +66,7 @@ NPCS = NormalizationSpec(
     key_member="name",
     textual_members=("name",),
 )
-PLACES = NormalizationSpec(
-    id_prefix="place",
-    collapse=Collapse.REGISTRY,
-    name_members=("name",),
-    key_member="name",
-    textual_members=("name",),
-)
+PLACES = dataclasses.replace(NPCS, id_prefix="place")  # one record a place, by name
 NPC_INTERACTIONS = NormalizationSpec(
     id_prefix="interaction", name_members=("npc",), textual_members=("npc",)
 )
