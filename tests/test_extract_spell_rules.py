@@ -1,4 +1,4 @@
-"""The spell-cast rules of ``dnd/spell-casts-rules@4`` (issue 31): each rule on an example
+"""The spell-cast rules of ``dnd/spell-casts-rules@5`` (issue 31): each rule on an example
 modelled on the dev episodes' transcripts, and the exclusion beside it; the casts of a
 chunk (a repeat of a cast); the caster without a glossary, through a whole run."""
 
@@ -92,7 +92,29 @@ CASES = [
     ("I'm going to cast Turn Undead.", None, []),  # a class feature
     ("I cast Hexblade's Curse on the captain.", None, []),
     ("I cast it on the door.", None, []),
+    # a cast again, other verbs and their participles, a name run together (v5)
+    ("I'm going to re-cast Mage Hand and pick up the rope.", None, [("Mage Hand", ME)]),
+    ("I recast Hunter's Mark on the next one.", None, [("Hunter's Mark", ME)]),
+    ("She re-casts Mage Hand.", None, [("Mage Hand", None)]),
+    ("I'm firing a Scorching Ray at the big guy.", None, [("Scorching Ray", ME)]),
+    ("I'm blasting a Sunbeam at the three of them.", None, [("Sunbeam", ME)]),
+    ("I'm using Vicious Mockery on him.", None, [("Vicious Mockery", ME)]),
+    ("I will send a firebolt at the one across the way.", None, [("Fire Bolt", ME)]),
+    ("I shoot a Scorching Ray at him.", None, []),  # shoot: taken back, twice in four
+    ("The firebolt scorched the wall.", None, []),
+    # a spell already up, with a definite article
+    ("Bonus action, I will use the Mage Hand to deliver the rope.", None, []),
+    ("I will use Mage Hand to deliver the rope.", None, [("Mage Hand", ME)]),
+    # the past of a reason given for the cast is not the cast's
+    (
+        "He's going to cast Eldritch Blast because I saw him do that once before.",
+        None,
+        [("Eldritch Blast", None)],
+    ),
+    ("I cast Eldritch Blast once before.", None, []),
     # suggestions and plans
+    ("At some point we'll cast Detect Magic.", None, []),
+    ("We will cast Detect Magic on the chest.", None, []),
     ("Or you know, use Fog Cloud on the doorway.", None, []),
     ("Maybe we can do a Fog Cloud.", None, []),
     ("Why don't you throw a Healing Word on him?", None, []),

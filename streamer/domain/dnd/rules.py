@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-Version 4 (``dnd/spell-casts-rules@4``). A candidate is one of:
+Version 5 (``dnd/spell-casts-rules@5``). A candidate is one of:
 
 1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
    followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
@@ -48,6 +48,12 @@ you``, ``as the Hold Person takes hold``); a spell the catalog lacks after a cas
 as the transcript says it (``unlisted``: ``I cast Grand Column``). And it drops
 suggestions, casts recalled and rules read aloud (``not_casts``), and a cast naming no
 caster that repeats a spell found 6 to ``REPEAT_UNITS`` units before in the chunk.
+
+Version 5 adds ``recast``/``re-cast`` and the other verbs' participles
+(``I'm blasting a Sunbeam``), a name's words run together after a verb (``send a
+firebolt``); and drops ``use the Mage Hand`` (a spell kept up, with ``the``), plans with
+``we'll``/``at some point``; the past of a reason (``because I saw him do that once
+before``) no longer makes a cast recalled.
 
 ``caster``: the speaker's character when the statement is in the first person (in the
 verb's clause, or its sentence when the clause names no subject; and for a question
@@ -119,7 +125,7 @@ __all__ = [
     "reply_to",
 ]
 
-VERSION = "dnd/spell-casts-rules@4"
+VERSION = "dnd/spell-casts-rules@5"
 # A cast naming no caster whose spell a unit of the chunk gave at most this many units
 # before is that cast again, no second candidate: a name said alone answering a question
 # about it ("What level?" / "Third-level Fireball."), the game master's confirmation

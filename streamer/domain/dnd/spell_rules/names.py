@@ -99,6 +99,7 @@ class NameForms:
             self.firsts.add(words[0])
             sizes.setdefault(words[0], set()).add(len(words))
             longest = max(longest, len(words))
+        self.firsts.update(self.joined)  # "shoot a firebolt at it"
         self.longest = longest + 2  # articles inside
         self._sizes = {first: sorted(found, reverse=True) for first, found in sizes.items()}
 
@@ -123,7 +124,8 @@ class NameForms:
     def _at(self, lowered: Sequence[str], start: int) -> tuple[str, int] | None:
         sizes = self._sizes.get(lowered[start])
         if sizes is None:
-            return None
+            joined = self.joined.get(lowered[start])  # "firebolt": one word, every word
+            return None if joined is None else (joined, start + 1)
         stop = min(len(lowered), start + self.longest)
         window = lowered[start:stop]
         if ARTICLES.isdisjoint(window):  # a form's words are the window's first ones

@@ -1,7 +1,8 @@
 """What is said around a cast that makes it no cast of the story (``not_a_cast``): a
 suggestion or a plan for someone ("or you know, use Fog Cloud", "maybe we can do a Fog
-Cloud"), a cast recalled ("I've cast Mending on an object before", "I cast Shield last
-time"), a spell's rules read aloud ("Fire Bolt, it says right here, is 120 feet")."""
+Cloud", "at some point we'll cast Detect Magic"), a cast recalled ("I've cast Mending on
+an object before", "I cast Shield last time"), a spell's rules read aloud ("Fire Bolt, it
+says right here, is 120 feet")."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ _SUGGESTIONS = (
     ("should", "we"),
     ("maybe",),
     ("perhaps",),
+    ("we'll",),
+    ("we", "will"),
+    ("at", "some", "point"),
 )
 # Just before the verb (adverbs skipped), or anywhere in its clause: a cast already made
 # ("I've cast", "she has used"; not before a name: "now has Hex on it")
@@ -46,6 +50,8 @@ _WHEN_PAST = (
     ("earlier",),
     ("in", "the", "past"),
 )
+# What opens a reason after a cast: the time it names is not the cast's
+_REASONS = words_of("because cause 'cause since")
 # In the cast's sentence or the next one: the spell's text read out
 _READ_ALOUD = (
     ("it", "says"),
@@ -69,9 +75,20 @@ def not_a_cast(text: str, start: int, end: int, before: list[str]) -> bool:
     if (participle and near and near[-1] in _PERFECT) or _ALREADY in before:
         return True
     sentence, following = _sentences_after(text, end)
-    if holds(sentence, _WHEN_PAST) or sentence[-1:] == ["before"]:
+    own = _own_clause(sentence)
+    if holds(own, _WHEN_PAST) or own[-1:] == ["before"]:
         return True
     return holds(head, _READ_ALOUD) or holds(sentence + following, _READ_ALOUD)
+
+
+def _own_clause(words: list[str]) -> list[str]:
+    """The words after a cast up to a reason given for it ("He's going to cast Eldritch
+    Blast because I saw him do that once before": the past is the reason's, not the
+    cast's)."""
+    for index, word in enumerate(words):
+        if word in _REASONS:
+            return words[:index]
+    return words
 
 
 def _sentences_after(text: str, end: int) -> tuple[list[str], list[str]]:

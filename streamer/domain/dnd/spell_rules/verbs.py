@@ -24,12 +24,16 @@ from streamer.domain.dnd.spell_rules.text import (
 )
 from streamer.domain.dnd.spell_rules.unlisted import unlisted
 
-# The casting verbs (whole words, any case of their ASCII letters): the prefilter reads them
-VERBS = ("cast", "casts", "casting")
+# The casting verbs (whole words, any case of their ASCII letters): the prefilter reads them.
+# A cast again is a cast ("I'm going to re-cast Mage Hand and pick up the bucket").
+VERBS = (
+    "cast", "casts", "casting",
+    "recast", "recasts", "recasting", "re-cast", "re-casts", "re-casting",
+)  # fmt: skip
 _VERB = re.compile(
     r"(?<![\w'-])("
     + "|".join(
-        "".join(f"[{letter.upper()}{letter}]" for letter in verb)
+        "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in verb)
         for verb in sorted(VERBS, key=len, reverse=True)
     )
     + r")(?![\w'-])"
@@ -37,9 +41,10 @@ _VERB = re.compile(
 # the casting noun: "the cast of", "your whole casting"
 _NOUN_BEFORE = frozenset({"the", "a", "your", "whole", "entire"})
 # The other verbs players and game masters cast with ("I'll throw a Healing Word to him",
-# "send a Fire Bolt at it", "I'm going to use Vicious Mockery"): only before a name that is
-# not an ordinary word, and never before a possessive ("send my spiritual weapon" moves a
-# spell already up).
+# "send a Fire Bolt at it", "I'm going to use Vicious Mockery", "I'm blasting a Sunbeam",
+# "I'll send a firebolt at it"), and their present participles: only
+# before a name that is not an ordinary word, and never before a possessive ("send my
+# spiritual weapon" moves a spell already up).
 OTHER_VERBS = frozenset(
     [
         "use",
@@ -57,6 +62,7 @@ OTHER_VERBS = frozenset(
         "drops",
         "hit",
         "hits",
+        *["using", "throwing", "sending", "firing", "releasing", "blasting"],
     ]
 )
 # ``drop`` ends a spell ("I drop Polymorph") unless a count or an article follows it ("I
@@ -82,6 +88,9 @@ _KEPT_UP = frozenset(
         "Minor Illusion", "Hypnotic Pattern", "Spike Growth", "Sleet Storm", "Whirlwind",
     ]
 )  # fmt: skip
+# ... and a definite article speaks of one already up too ("I will use the Mage Hand to
+# deliver the tar")
+_UP_ALREADY = _POSSESSIVES | {"the"}
 _PARTICLES = frozenset(["out", "off", "forth"])
 # a name followed by one of these speaks of the spell, not of casting it
 _NOT_AFTER = words_of("damage slot")
@@ -104,7 +113,7 @@ def casting_verbs(
         spell = spell_after(text, verb.end(), matcher)
         if spell is None:
             continue
-        third = verb.group(1).lower() == "casts"
+        third = verb.group(1).lower().endswith("casts")
         given = how is Asked.LEAVE_GIVEN
         who = said.speaker if given else caster(said, verb.start(), before, third, characters)
         found.append(Found(verb.start(), verb.end(), spell, who))
@@ -153,7 +162,7 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
         spell, end = match
         if end < len(lowered) and lowered[end] in _NOT_AFTER:
             continue
-        if spell in _KEPT_UP and not _POSSESSIVES.isdisjoint(lowered[after:at]):
+        if spell in _KEPT_UP and not _UP_ALREADY.isdisjoint(lowered[after:at]):
             continue
         if CLAUSE_BREAK.search(text, word_at(index).end(), word_at(at).start()):
             continue
