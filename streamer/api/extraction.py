@@ -22,7 +22,7 @@ from typing import Any
 from streamer.api.config import default_registry
 from streamer.api.lanes import effective_lanes
 from streamer.api.normalization import glossary_of
-from streamer.api.sources import Source, open_source
+from streamer.api.sources import Source, check_jobs, open_source
 from streamer.configuration import Configuration, LaneConfig
 from streamer.extraction.cache import ResponseCache
 from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
@@ -272,6 +272,7 @@ def extract(
     party: Mapping[str, str] | None = None,
     progress: ChunkProgress | None = None,
     buffer_size: int = DEFAULT_BUFFER_SIZE,
+    jobs: int = 1,
 ) -> ExtractResult:
     """Extract the candidates of every configured lane (or of ``lanes``) from ``source``
     into ``output_dir/<lane_id>.jsonl``.
@@ -285,7 +286,9 @@ def extract(
     writes no file: see ``ExtractResult.failed_lanes``.
     ``source`` may be the ``AcceptedSource`` ``streamer run`` imported: it is not validated
     again, and its chunks are cut from it each time they are read (the same chunks).
+    ``jobs``: the processes that answer the rules lanes' chunks (``rules_pool``).
     """
+    check_jobs(jobs)
     plans, skipped = _plan_lanes(config, lanes)
     model_lanes = [plan for plan in plans if plan.extractor is None]
     rules = len(model_lanes) < len(plans)
@@ -324,7 +327,7 @@ def extract(
             ModelAsker(
                 plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report
             ).ask()
-        write_lane_files(plan, plans, cache, output, context, report)
+        write_lane_files(plan, plans, cache, output, context, report, jobs)
         return ExtractResult(
             plan.document_id,
             plan.semantic_digest,

@@ -38,6 +38,7 @@ from streamer.api.normalization import glossary_of
 from streamer.api.run_failure import WORK_SUFFIX, after_failure, with_note, work_output
 from streamer.api.run_options import Progress
 from streamer.api.run_publication import Digests, publish_bundle, publish_report
+from streamer.api.sources import check_jobs
 from streamer.api.stages import (
     BUNDLE,
     CANDIDATES,
@@ -379,18 +380,21 @@ def run(
     import_options: ImportOptions | None = None,
     clean: bool = False,
     glossary: str | os.PathLike[str] | None = None,
+    jobs: int = 1,
 ) -> RunResult:
     """Run every stage of ``streamer.api.stages`` for ``transcript`` and publish the bundle
     folder ``output`` and its report ``output.html``.
 
     ``config_path`` ``None``: the default configuration (``model_url`` and ``model`` name
     its model server); ``format_name`` ``None``: found from the transcript; ``glossary``:
-    the glossary file, in place of the configuration's.
+    the glossary file, in place of the configuration's; ``jobs``: the processes that
+    answer the rules lanes' chunks (this one and ``jobs - 1`` workers; the same bytes).
     Usage errors (the configuration, ``lanes``, the format, the import options, the
     destinations) come before any stage runs. A failed or interrupted run publishes nothing;
     it keeps the work folder ``output.work`` only when a stage completed (the rerun starts
     at the first stage that did not), unless ``clean``.
     """
+    check_jobs(jobs)
     effective, run_lanes = checked_configuration(config_path, lanes, model_url, model, glossary)
     config = effective.config
     options = import_options or ImportOptions()
@@ -417,6 +421,7 @@ def run(
             progress=progress,
             import_options=options,
             config_text=effective.text,
+            jobs=jobs,
         )
         return _run_plan(plan, progress, output, clean=clean)
 

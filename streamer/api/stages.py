@@ -66,6 +66,8 @@ class RunPlan:
     """``(lane_id, chunks done, chunks)`` as extraction answers (a model lane's chunks)."""
     import_options: ImportOptions = field(default_factory=ImportOptions)
     config_text: str = ""
+    jobs: int = 1
+    """The processes that answer the rules lanes' chunks (``--jobs``: same bytes)."""
     failed: set[str] = field(default_factory=set)
     """The lanes that failed in an earlier stage of this run (each said once, as a failure)."""
     _config_digest: str | None = field(default=None, repr=False)
@@ -222,6 +224,7 @@ def _extract(plan: RunPlan) -> ExtractResult:
         lanes=lanes,
         cache_dir=plan.path(CACHE),
         progress=plan.chunk_progress,
+        jobs=plan.jobs,
     )
 
 

@@ -72,6 +72,7 @@ def run_command(
         help="Remove the work folder DIR.work when the run ends (it holds a copy of the "
         "transcript, kept to resume and to skip unchanged stages).",
     ),
+    jobs: int = options.RUN_JOBS,
     as_json: bool = options.JSON,
     quiet: bool = options.QUIET,
 ) -> None:
@@ -103,6 +104,7 @@ def run_command(
             ),
             clean=clean,
             glossary=glossary,
+            jobs=jobs,
         )
     seconds = time.monotonic() - start
     print_result(result, lambda: run_summary(result, seconds), as_json=as_json)

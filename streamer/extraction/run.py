@@ -44,6 +44,7 @@ from streamer.extraction.requests import (
     response_format,
 )
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
+from streamer.extraction.rules_pool import chunk_answers
 from streamer.extraction.signals import run_until_signal
 from streamer.extraction.survey import survey
 from streamer.extraction.transport import (
@@ -345,9 +346,11 @@ def write_lane_files(
     output_dir: Path,
     context: RulesContext,
     progress: ChunkProgress,
+    jobs: int = 1,
 ) -> None:
     """The candidates file of every lane that did not fail, in chunk order, all of them in
-    one pass over the chunks (each rules lane answers a chunk as it goes by), after a
+    one pass over the chunks (each rules lane answers a chunk as it goes by, on ``jobs``
+    processes: ``rules_pool``), after a
     first pass when a rules lane surveys the session (``SurveyingRules``); a rules lane
     that can find nothing with this context says why in its receipt (``note``). A lane
     with several engines (a plan each, adjacent) writes one file, each chunk's records
@@ -374,9 +377,11 @@ def write_lane_files(
         for lane_id, head in heads.items():
             path = candidates_path(output_dir, lane_id)
             writers[lane_id] = files.enter_context(candidates_file(path, head))
-        for chunk in plan.chunks():
+        local = [lane for lane in writing if lane.extractor is not None]
+        for chunk, answers in chunk_answers(plan, local, context, jobs):
+            answered = dict(zip(map(id, local), answers, strict=True))
             for lane in writing:
-                records = _records(plan, lane, chunk, cache, context, progress)
+                records = _records(plan, lane, chunk, cache, answered.get(id(lane)), progress)
                 engine = lane.engine if lane.lane_id in several else None
                 writers[lane.lane_id].add(chunk.chunk_id, records, engine)
                 lane.stats.candidates += len(records)
@@ -389,13 +394,13 @@ def _records(
     lane: LanePlan,
     chunk: ExtractionChunk,
     cache: ResponseCache,
-    context: RulesContext,
+    answered: list[dict[str, Any]] | None,
     progress: ChunkProgress,
 ) -> list[dict[str, Any]]:
-    """The lane's answer for ``chunk``: its rules' records, or the model's cached answer."""
-    extractor = lane.extractor
-    if extractor is not None:
-        records = extractor(chunk.units, context)
+    """The lane's answer for ``chunk``: its rules' records (``answered``), or the model's
+    cached answer."""
+    if answered is not None:
+        records = answered
         for index, record in enumerate(records):  # a bug in the engine, not bad input
             lane.kind.parse_model_record(record, f"$.records[{index}]")
         lane.stats.chunks += 1
