@@ -21,6 +21,7 @@ from typing import Any
 
 from streamer.api.runs import run, work_folder_of
 from streamer.framework.errors.types import ConfigurationError, ExitStatus, StreamerError
+from streamer.framework.source.parallel import MAX_JOBS
 from streamer.importers.formats import ImportOptions
 from streamer.output.publication import atomic_file
 
@@ -43,6 +44,7 @@ class SessionJob:
     model_url: str | None = None
     model: str | None = None
     glossary: str | None = None
+    jobs: int = 1  # the processes of its run's rules lanes (``run(jobs=)``)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ def run_session(job: SessionJob) -> SessionOutcome:
             model_url=job.model_url,
             model=job.model,
             glossary=job.glossary,
+            jobs=job.jobs,
         )
         receipt: dict[str, Any] | None = result.receipt()
         status = result.exit_status
@@ -215,3 +218,11 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def session_jobs(sessions: int, workers: int, cores: int | None = None) -> int:
+    """The ``--jobs`` of each session's run when a batch runs ``sessions`` on ``workers``
+    local processes and ``cores`` CPUs (default: ``default_workers()``): the cores shared
+    among the sessions that run at once, ``max(1, cores // min(workers, sessions))``."""
+    at_once = max(1, min(workers, sessions))
+    return max(1, min(MAX_JOBS, (cores or default_workers()) // at_once))

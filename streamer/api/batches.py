@@ -21,6 +21,7 @@ and lanes) and whose bundle is still the one it published.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,10 +37,12 @@ from streamer.api.batch_executors import (
     SessionJob,
     SessionOutcome,
     default_workers,
+    session_jobs,
 )
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.campaigns import CAMPAIGN_FILE, campaign
 from streamer.api.runs import checked_configuration, work_folder_of
+from streamer.api.sources import check_jobs
 from streamer.api.stages import BUNDLE
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.configuration.defaults import model_server
@@ -177,10 +180,13 @@ def batch(
     model_url: str | None = None,
     model: str | None = None,
     glossary: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
 ) -> BatchResult:
     """Run every session of ``manifest`` into ``output_dir``, on ``workers`` local
     processes (default: the CPU count) or on the Dask scheduler at ``scheduler``;
-    ``glossary`` (``--glossary``) in place of the configuration's.
+    ``glossary`` (``--glossary``) in place of the configuration's; ``jobs``: each
+    session's ``run(jobs=)`` (default: locally, the cores shared among the sessions that
+    run at once, ``session_jobs``; on a scheduler, 1).
 
     The configuration, the lanes and the whole manifest are checked before any session
     runs (``ConfigurationError``, exit status 2). A session that fails is recorded in
@@ -190,6 +196,8 @@ def batch(
         raise ConfigurationError("give either --workers or --scheduler, not both")
     if workers is not None and workers < 1:
         raise ConfigurationError("--workers must be at least 1")
+    if jobs is not None:
+        check_jobs(jobs)
     effective, run_lanes = checked_configuration(config_path, lanes, model_url, model, glossary)
     config = effective.config
     selected = tuple(run_lanes) if lanes else ()
@@ -206,6 +214,7 @@ def batch(
             run_lanes,
             selected,
             progress,
+            jobs,
         )
     finally:
         pool.close()
@@ -262,6 +271,7 @@ def _batch(
     run_lanes: tuple[str, ...],
     selected: tuple[str, ...],
     progress: Callable[[BatchProgress], None] | None,
+    jobs: int | None,
 ) -> BatchResult:
     if not folder.exists():
         os.makedirs(folder, DIRECTORY_MODE)
@@ -269,7 +279,7 @@ def _batch(
     previous = _previous_lines(summary)
     lines: dict[int, SummaryLine] = {}
     inputs: dict[int, str] = {}
-    jobs: list[SessionJob] = []
+    runs: list[SessionJob] = []
     for session in sessions:
         digest = _inputs_digest(session, session_config.digest, run_lanes)
         inputs[session.row] = digest
@@ -292,7 +302,7 @@ def _batch(
                 before, row=session.row, status="skipped", seconds=0.0
             )
             continue
-        jobs.append(
+        runs.append(
             SessionJob(
                 session.row,
                 session_config.path,
@@ -322,8 +332,12 @@ def _batch(
 
     _write_summary(summary, lines)
     show()
-    if jobs:
-        for outcome in pool.outcomes(jobs, running):
+    if runs:
+        each = jobs
+        if each is None:
+            each = session_jobs(len(runs), pool.workers) if isinstance(pool, LocalPool) else 1
+        runs = [dataclasses.replace(job, jobs=each) for job in runs]
+        for outcome in pool.outcomes(runs, running):
             lines[outcome.row] = _line(by_row[outcome.row], outcome, inputs[outcome.row])
             _write_summary(summary, lines)
             show()

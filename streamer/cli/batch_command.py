@@ -53,6 +53,14 @@ def batch_command(
         "--scheduler",
         help="A running Dask distributed scheduler (tcp://HOST:PORT) instead of local workers.",
     ),
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        help="Processes of each session's rules lanes, as streamer run --jobs (1 to 64); "
+        "default: the CPU count shared among the sessions that run at once, "
+        "max(1, CPUs // min(workers, sessions)); 1 on a scheduler. The output is the same.",
+        show_default=False,
+    ),
     glossary: Path | None = options.GLOSSARY,
     lane: list[str] = options.LANE,
     model_url: str | None = options.MODEL_URL,
@@ -79,5 +87,6 @@ def batch_command(
             model_url=model_url,
             model=model,
             glossary=glossary,
+            jobs=jobs,
         )
     print_result(result, lambda: batch_summary(result, str(output_dir)), as_json=as_json)

@@ -10,12 +10,14 @@ and to this process itself (``local``); the answers come back in chunk order. Th
 out and the records come back MessagePack encoded: strings, numbers, lists and mappings
 (in their order) come back as they went, so the candidates files hold the bytes of
 ``--jobs 1``. A task whose answer raised in a worker is answered again here, which
-raises the error ``--jobs 1`` raises.
+raises the error ``--jobs 1`` raises. A daemonic process (a Dask worker's) may not start
+processes: it answers every chunk itself.
 """
 
 from __future__ import annotations
 
 import collections
+import multiprocessing
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
@@ -57,7 +59,7 @@ def chunk_answers(
     """Each chunk of ``plan``, in order, with the records of each of ``lanes`` for it (in
     the order of ``lanes``), computed by ``jobs`` processes: this one and ``jobs - 1``
     workers."""
-    if jobs <= 1 or not lanes:
+    if jobs <= 1 or not lanes or multiprocessing.current_process().daemon:
         for chunk in plan.chunks():
             yield chunk, _answers(lanes, chunk.units, context)
         return
