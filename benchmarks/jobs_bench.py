@@ -32,7 +32,16 @@ from typing import Any
 from benchmarks.environment import print_result
 from benchmarks.import_bench import parse_size
 from benchmarks.measure import Child, MiB, measure, warm
-from benchmarks.run_bench import CONFIG, DOCUMENT_ID, GLOSSARY, SEED, STAGES
+from benchmarks.run_bench import (
+    CONFIG,
+    DOCUMENT_ID,
+    GLOSSARY,
+    SEED,
+    STAGES,
+    add_arguments,
+    data_folder,
+    heading,
+)
 from benchmarks.transcripts import generate
 
 
@@ -111,11 +120,9 @@ def measure_jobs(
 
 def table(result: dict[str, Any]) -> str:
     runs = result["runs"]
-    checks = ", ".join(f"{name}: {'yes' if ok else 'NO'}" for name, ok in result["checks"].items())
+    first, checks = heading(result)
     lines = [
-        f"CRD3 transcript {result['transcript_bytes'] / 1e6:.0f} MB, {result['turns']:,} turns; "
-        f"medians of {result['repeat']} alternated runs; load average (1 min) after each: "
-        + ", ".join(f"{load:.1f}" for load in result["load_average"]),
+        first,
         "",
         "| `streamer run` | wall s | CPU s | wall / first | peak RSS MiB | wall s of each run "
         "| CPU s of each run |",
@@ -141,17 +148,12 @@ def table(result: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.jobs_bench", description=__doc__)
-    parser.add_argument("--size", default="200MB", help="transcript size (default 200MB)")
-    parser.add_argument("--repeat", type=int, default=3, help="alternated runs of each")
+    add_arguments(parser)
     parser.add_argument("--jobs", default="1,2", help="the --jobs compared (default 1,2)")
-    parser.add_argument("--data-dir", type=Path, help="keep the transcript here (default: temp)")
-    parser.add_argument("--timeout", type=float, default=3600)
-    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     args = parser.parse_args(argv)
     jobs = [int(n) for n in args.jobs.split(",")]
     with tempfile.TemporaryDirectory(prefix="streamer-jobs-bench-") as temporary:
-        folder = args.data_dir or Path(temporary)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = data_folder(args, temporary)
         result = measure_jobs(folder, parse_size(args.size), args.repeat, jobs, args.timeout)
     return print_result(table(result), result, args.json)
 

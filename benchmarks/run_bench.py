@@ -137,13 +137,21 @@ def _summary(children: list[Child]) -> dict[str, Any]:
     }
 
 
-def table(result: dict[str, Any]) -> str:
-    run, floor = result["run"], result["floor"]
+def heading(result: dict[str, Any]) -> tuple[str, str]:
+    """The table's first line (the transcript, the runs, the load) and its checks."""
     checks = ", ".join(f"{name}: {'yes' if ok else 'NO'}" for name, ok in result["checks"].items())
-    lines = [
+    return (
         f"CRD3 transcript {result['transcript_bytes'] / 1e6:.0f} MB, {result['turns']:,} turns; "
         f"medians of {result['repeat']} alternated runs; load average (1 min) after each: "
-        + ", ".join(f"{load:.1f}" for load in result["load_average"]),
+        + ", ".join(f"{load:.1f}" for load in result["load_average"])
+    ), checks
+
+
+def table(result: dict[str, Any]) -> str:
+    run, floor = result["run"], result["floor"]
+    first, checks = heading(result)
+    lines = [
+        first,
         "",
         "| stage of `streamer run` | wall s (median) |",
         "| --- | ---: |",
@@ -163,17 +171,28 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.run_bench", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``run_bench`` and of the benchmarks that run its transcript."""
     parser.add_argument("--size", default="200MB", help="transcript size (default 200MB)")
     parser.add_argument("--repeat", type=int, default=3, help="alternated runs of each")
     parser.add_argument("--data-dir", type=Path, help="keep the transcript here (default: temp)")
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+
+
+def data_folder(args: argparse.Namespace, temporary: str) -> Path:
+    """``--data-dir``, made, else the temporary folder."""
+    folder: Path = args.data_dir or Path(temporary)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run_bench", description=__doc__)
+    add_arguments(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="streamer-run-bench-") as temporary:
-        folder = args.data_dir or Path(temporary)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = data_folder(args, temporary)
         result = measure_run(folder, parse_size(args.size), args.repeat, args.timeout)
     return print_result(table(result), result, args.json)
 
