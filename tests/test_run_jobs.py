@@ -147,7 +147,7 @@ def _plan(chunks: list[list[tuple[str | None, str]]]) -> ChunkPlan:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    chunks=st.lists(UNITS, max_size=12),
+    chunks=st.lists(UNITS, max_size=40),  # up to 40 tasks: more than the pool holds at once
     task_chunks=st.integers(1, 4),
     jobs=st.integers(1, 3),
 )
@@ -184,3 +184,20 @@ def test_an_engine_error_in_a_worker_is_raised_as_one_process_raises_it(
         for chunk, answers in rules_pool.chunk_answers(_plan(chunks), lanes, RulesContext(), 2):
             answered.append((chunk.chunk_id, answers))
     assert answered == [("c0", [[{"unit": "u0-0", "who": None, "said": ["a"]}]])]
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_many_more_tasks_than_the_pool_holds_come_back_in_order(
+    monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    monkeypatch.setattr(rules_pool, "TASK_CHUNKS", 1)
+    chunks: list[list[tuple[str | None, str]]] = [
+        [("GM", f"a{number}"), (None, "é" * (number % 3))] for number in range(200)
+    ]
+    lanes = [_Lane(_Echo("a")), _Lane(_Echo("é"))]
+    plan = _plan(chunks)
+    got = list(rules_pool.chunk_answers(plan, lanes, RulesContext(), jobs))
+    assert [chunk.chunk_id for chunk, _ in got] == [f"c{number}" for number in range(200)]
+    for number, (_, (marked, accented)) in enumerate(got):
+        assert marked == [{"unit": f"u{number}-0", "who": "GM", "said": [f"a{number}"]}]
+        assert len(accented) == (1 if number % 3 else 0)

@@ -16,8 +16,9 @@ processes: it answers every chunk itself.
 
 from __future__ import annotations
 
-import collections
 import multiprocessing
+import os
+import struct
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ from streamer.framework.kinds.engines import ChunkExtractor
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.processes.ordered_pool import OrderedPool, Part
 
+_HEAD = struct.Struct("<Q?")  # a task's number, and whether its units follow
 TASK_CHUNKS = 16  # the chunks handed to a worker at once (1,600 units at the default size)
 
 Records = list[dict[str, Any]]
@@ -63,44 +65,66 @@ def chunk_answers(
         for chunk in plan.chunks():
             yield chunk, _answers(lanes, chunk.units, context)
         return
+    here = os.getpid()
+    waiting: dict[int, list[ExtractionChunk]] = {}  # the chunks of each task not taken back
+    done_here: dict[int, list[list[Records]] | None] = {}  # the answers of this process
 
     def work(task: bytearray) -> Sequence[Part]:
-        if not task:
+        number, encoded = _HEAD.unpack_from(task)
+        if os.getpid() == here:  # the chunks are at hand: nothing to decode or encode
+            done_here[number] = _answered(lanes, waiting[number], context)
+            return []
+        if not encoded:
             return [_encode(None)]
         try:
-            return [_encode([_answers(lanes, units, context) for units in _decode_units(task)])]
+            units = _decode_units(memoryview(task)[_HEAD.size :])
+            return [_encode([_answers(lanes, each, context) for each in units])]
         except Exception:  # answered again in the main process, which raises it
             return [_encode(None)]
 
-    taken: collections.deque[list[ExtractionChunk]] = collections.deque()
     with OrderedPool(jobs - 1, work) as pool:
-        for _, message in pool.map(_tasks(plan, taken), local=True):
-            chunks = taken.popleft()
-            answers: list[list[Records]] | None = _decode_answers(message)
-            if answers is None:
+        for task, message in pool.map(_tasks(plan, waiting), local=True):
+            number = _HEAD.unpack_from(task)[0]
+            chunks = waiting.pop(number)
+            local = number in done_here
+            answers = done_here.pop(number) if local else _decode_answers(message)
+            if answers is None:  # raises the error of --jobs 1, at its chunk
                 answers = [_answers(lanes, chunk.units, context) for chunk in chunks]
             yield from zip(chunks, answers, strict=True)
 
 
-def _tasks(plan: ChunkPlan, taken: collections.deque[list[ExtractionChunk]]) -> Iterator[bytes]:
-    """The chunks of ``plan``, ``TASK_CHUNKS`` a task; each task's chunks are appended to
-    ``taken``."""
+def _answered(
+    lanes: Sequence[LocalLane], chunks: list[ExtractionChunk], context: RulesContext
+) -> list[list[Records]] | None:
+    """The answers of ``chunks`` (``None``: one raised)."""
+    try:
+        return [_answers(lanes, chunk.units, context) for chunk in chunks]
+    except Exception:
+        return None
+
+
+def _tasks(plan: ChunkPlan, waiting: dict[int, list[ExtractionChunk]]) -> Iterator[bytes]:
+    """The chunks of ``plan``, ``TASK_CHUNKS`` a task, numbered from 0; each task's chunks
+    go into ``waiting`` under its number."""
     chunks: list[ExtractionChunk] = []
+    number = 0
     for chunk in plan.chunks():
         chunks.append(chunk)
         if len(chunks) == TASK_CHUNKS:
-            taken.append(chunks)
-            yield _task(chunks)
-            chunks = []
+            yield _task(number, chunks, waiting)
+            chunks, number = [], number + 1
     if chunks:
-        taken.append(chunks)
-        yield _task(chunks)
+        yield _task(number, chunks, waiting)
 
 
-def _task(chunks: list[ExtractionChunk]) -> bytes:
-    """The units of ``chunks``; empty (answered in this process) when a text cannot be
-    encoded (a lone surrogate: no document the import accepts holds one)."""
+def _task(
+    number: int, chunks: list[ExtractionChunk], waiting: dict[int, list[ExtractionChunk]]
+) -> bytes:
+    """Task ``number``: its number, then the units of ``chunks``; their units left out
+    (answered in this process) when a text cannot be encoded (a lone surrogate: no
+    document the import accepts holds one)."""
+    waiting[number] = chunks
     try:
-        return _encode([each.units for each in chunks])
+        return _HEAD.pack(number, True) + _encode([each.units for each in chunks])
     except (UnicodeEncodeError, TypeError, OverflowError):
-        return b""
+        return _HEAD.pack(number, False)
