@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from streamer import api
-from streamer.api.campaign_registry import campaign_registry
+from streamer.api.registries import campaign_registry
 from streamer.output.campaign_registry import (
     REGISTRY_FILE,
     read_registry,
@@ -66,11 +66,15 @@ def test_an_npc_named_in_two_sessions_is_one_entry_citing_both(tmp_path: Path) -
     root = _campaign(tmp_path / "out", {"S1": S1, "S2": S2})
     result = campaign_registry(root, glossary=_glossary(tmp_path))
     data = orjson.loads((root / REGISTRY_FILE).read_bytes())
+    lanes = [("dnd/item-events", "item-events", 1), ("dnd/npcs", "npcs", 2),
+             ("dnd/places", "places", 1), ("dnd/spell-casts", "spells", 2)]  # fmt: skip
     assert data["sessions"] == [
         {"session_id": "S1", "position": 1, "bundle": "S1", "report": "S1.html",
-         "status": "published"},
+         "status": "published", "lanes": [
+            {"artifact_kind": kind, "lane_id": lane, "records": n} for kind, lane, n in lanes]},
         {"session_id": "S2", "position": 2, "bundle": "S2", "report": "S2.html",
-         "status": "published"},
+         "status": "published", "lanes": [
+            {"artifact_kind": kind, "lane_id": lane, "records": 1} for kind, lane, _ in lanes[1:]]},
     ]  # fmt: skip
     pumat = {
         "entry_id": "npcs/pumat-sol",

@@ -43,15 +43,24 @@ class SchemaIdentity(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     version: Literal["v1"]
 
 
+class SessionLane(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A lane of a session's bundle and its count of records (as its index says)."""
+
+    lane_id: _Text
+    artifact_kind: _Text
+    records: Annotated[int, msgspec.Meta(ge=0)]
+
+
 class RegistrySession(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A session of the manifest: its place in it, and (when ``status`` is ``published``)
-    its bundle folder and report, relative to the registry's folder."""
+    its bundle folder, report (relative to the registry's folder) and lanes."""
 
     session_id: _Text
     position: _Position
     bundle: _Text | None
     report: _Text | None
     status: _Text
+    lanes: list[SessionLane] = []
 
 
 class CitedRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -41,6 +41,7 @@ from streamer.output.campaign_registry import (
     EntrySession,
     RegistrySession,
     SchemaIdentity,
+    SessionLane,
     UnitRange,
 )
 
@@ -91,6 +92,7 @@ class _Group:
 class _Found:
     """What one bundle gives, held until the whole bundle was read."""
 
+    lanes: list[SessionLane] = field(default_factory=list)
     entries: list[tuple[CampaignEntries, str, str, str, CitedRecord]] = field(default_factory=list)
     casts: list[tuple[str, str, Cast]] = field(default_factory=list)
 
@@ -107,6 +109,7 @@ def _read_bundle(folder: Path, registry: ArtifactKindRegistry) -> _Found:
     found = _Found()
     for descriptor in sorted(index["lanes"], key=lambda lane: str(lane["lane_id"])):
         name, lane_id = descriptor["artifact_kind"], descriptor["lane_id"]
+        found.lanes.append(SessionLane(lane_id, name, descriptor["record_count"]))
         if name not in registry:
             continue
         kind = registry.get(name, where="campaign registry")
@@ -163,6 +166,7 @@ class RegistryBuilder:
                 session.bundle if published else None,
                 session.report if published else None,
                 status,
+                [] if found is None else found.lanes,
             )
         )
         if found is not None:

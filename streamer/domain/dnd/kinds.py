@@ -89,10 +89,12 @@ _EVIDENCE = {"source_refs": "Evidence"}
 # sessions, names compared by name key less a leading article; a one-word NPC name joins
 # the one NPC whose first name it is; a party character is never an NPC entry.
 _ARTICLES = ("the", "a", "an")
-NPC_ENTRIES = CampaignEntries("npcs", "name", _ARTICLES, short_names=True, not_party=True)
-PLACE_ENTRIES = CampaignEntries("places", "name", _ARTICLES)
-ITEM_ENTRIES = CampaignEntries("items", "item", _ARTICLES)
-CASTS = CampaignCasts(caster_member="caster", spell_member="spell")
+NPC_ENTRIES = CampaignEntries(
+    "npcs", "name", _ARTICLES, short_names=True, not_party=True, title="Non-player characters"
+)
+PLACE_ENTRIES = CampaignEntries("places", "name", _ARTICLES, title="Places")
+ITEM_ENTRIES = CampaignEntries("items", "item", _ARTICLES, title="Items")
+CASTS = CampaignCasts("caster", "spell", title="Spells by character")
 
 
 KINDS: tuple[ArtifactKind[Any], ...] = (

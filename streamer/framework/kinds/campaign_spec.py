@@ -17,6 +17,8 @@ A kind may declare one of:
 - ``CampaignCasts``: its records are casts, listed under the character who cast them
   (``caster_member``, a record without one is not listed) with the spell
   (``spell_member``).
+
+Each declaration's ``title`` is what a person reads for its section (the campaign page).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class CampaignEntries:
     articles: tuple[str, ...] = ()
     short_names: bool = False
     not_party: bool = False
+    title: str = ""
 
     def entry_key(self, name: str) -> str:
         """The name rule: ``name_key(name)`` less one leading article (never all of it)."""
@@ -49,6 +52,7 @@ class CampaignCasts:
 
     caster_member: str
     spell_member: str
+    title: str = ""
 
 
 CampaignSpec = CampaignEntries | CampaignCasts

@@ -14,7 +14,7 @@ the registry at the end of every run, with its configuration's glossary.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +127,16 @@ def session_sources(root: Path, lines: Collection[BatchLine]) -> list[SessionSou
     return sources
 
 
+def registry_of(
+    root: Path, lines: Sequence[BatchLine], glossary: str | os.PathLike[str] | None
+) -> CampaignRegistry:
+    """The registry of the sessions ``lines`` lists, under ``root``."""
+    terms = Glossary() if glossary is None else load_glossary(Path(glossary), glossary_sections())
+    return build_registry(
+        root, session_sources(root, lines), default_registry(), registry_names(terms)
+    )
+
+
 def campaign_registry(
     folder: str | os.PathLike[str],
     *,
@@ -142,10 +152,7 @@ def campaign_registry(
             f"{option} {shown_path(root)}: a session's bundle is named {REGISTRY_FILE}",
             hint="rename that session (its document_id) to write the registry",
         )
-    terms = Glossary() if glossary is None else load_glossary(Path(glossary), glossary_sections())
-    registry = build_registry(
-        root, session_sources(root, lines), default_registry(), registry_names(terms)
-    )
+    registry = registry_of(root, lines, glossary)
     path = root / REGISTRY_FILE
     data = registry_bytes(registry)
     with atomic_file(path) as out:
