@@ -96,7 +96,9 @@ def check_first_batch(folder: Path, result: api.BatchResult, reference: Any) -> 
     # the campaign page, beside the session reports: each session in manifest order, the
     # failed one without a link
     page = (folder / "index.html").read_text(encoding="utf-8")
-    rows = re.findall(r'<tr data-session="([^"]+)"><td>\d+</td><td>(<a href="[^"]+">)?', page)
+    rows = re.findall(
+        r'<tr data-session="([^"]+)"><td class="number">\d+</td><td>(<a href="[^"]+">)?', page
+    )
     assert rows == [
         ("bridge-webvtt", '<a href="bridge-webvtt.html">'),
         ("corrupt", ""),

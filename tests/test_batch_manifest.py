@@ -116,5 +116,6 @@ def test_an_empty_session_fails_in_a_batch(tmp_path: Path) -> None:
         "bridge",
         "bridge.html",
         "bridge.work",
+        "campaign.registry.json",  # the campaign registry
         "index.html",  # the campaign page
     ]

@@ -639,46 +639,41 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_campaign_page_joins_the_sessions_and_links_to_their_records(
-    page: Page, requests: Requests, campaign: Path
+    page: Page, campaign: Path
 ) -> None:
-    """STREAMER_REPORT_SCREENSHOTS=docs writes docs/report-campaign.png."""
+    """The page of the registry: sessions, NPCs, items, casts by character, each a link
+    to the session's report at the record (by its ID). STREAMER_REPORT_SCREENSHOTS=docs
+    writes docs/report-campaign.png (1000 px) and docs/report-campaign-phone.png."""
     page.set_viewport_size({"width": 1000, "height": 700})
     page.goto(campaign.as_uri())
     rows = page.eval_on_selector_all(
         "#sessions tbody tr",
         "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))",
     )
-    lanes = page.locator("#sessions thead th").all_text_contents()[4:]
-    assert lanes == ["combat-turns", "item-events", "npc-interactions", "npcs",
-                     "scene-descriptions", "spells", "party-roster"]  # fmt: skip
     assert rows == [
-        ["1", "demo-slayers-take", "ok", "25", "3", "1", "1", "1", "2", "2", ""],
-        ["2", "doc-1", "skipped", "12", "1", "", "", "1", "", "2", "1"],
-        ["3", "lost", "failed", "", "", "", "", "", "", "", ""],
-    ]
-    assert page.locator("#sessions a").all_text_contents() == ["demo-slayers-take", "doc-1"]
-    # Brenna is one NPC across both sessions; the payload stays text
-    npcs = page.eval_on_selector_all(
-        '[data-lane="npcs"] tbody tr',
-        "rows => rows.map(r => [r.cells[0].textContent, Array.from(r.querySelectorAll('a'))"
-        ".map(a => [a.textContent, a.getAttribute('href')])])",
-    )
-    assert npcs == [["Brenna", [["demo-slayers-take", "demo-slayers-take.html#record=npcs%3A1"],
-                                ["doc-1", "doc-1.html#record=npcs%3A1"]]]]  # fmt: skip
-    spells = page.eval_on_selector_all(
-        '[data-lane="spells"] tbody tr',
-        "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent))",
-    )
-    # the member with fewer distinct values first (as many spells as casters here: the
-    # record's order), rows by identity
-    assert page.locator('[data-lane="spells"] thead th').all_text_contents() == [
-        "Spell", "Caster", "Sessions"
+        ["1", "demo-slayers-take published", "combat-turns 3 item-events 1 npc-interactions 1 "
+         "npcs 1 scene-descriptions 2 spells 2"],
+        ["2", "doc-1 published", "combat-turns 1 npcs 1 party-roster 1 spells 2"],
+        ["3", "lost failed", ""],
     ]  # fmt: skip
-    assert spells == [
-        [XSS_FLAG, XSS, "doc-1"],
-        ["Fireball", "unknown", "doc-1"],
-        ["Hunter's Mark", "Vex'ahlia", "demo-slayers-take"],
-        ["Thunderwave", "Scanlan", "demo-slayers-take"],
+    assert page.locator("#sessions a").all_text_contents() == ["demo-slayers-take", "doc-1"]
+    assert page.locator("nav.toc a").all_text_contents() == [
+        "Items", "Non-player characters", "Spells by character"
+    ]  # fmt: skip
+    # Brenna is one NPC across both sessions; the payload stays text
+    links = "Array.from(r.querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href')])"
+    npcs = page.eval_on_selector_all(
+        "#npcs tbody tr", f"rows => rows.map(r => [r.cells[0].textContent, {links}])"
+    )
+    assert npcs == [["Brenna", [["demo-slayers-take", "demo-slayers-take.html#record=npcs:npc-brenna"],
+                                ["doc-1", "doc-1.html#record=npcs:npc-1"]]]]  # fmt: skip
+    casts = page.eval_on_selector_all(
+        "#casts tbody tr", f"rows => rows.map(r => [r.cells[0].textContent, {links}])"
+    )
+    assert casts == [
+        [XSS, [[XSS_FLAG, "doc-1.html#record=spells:spell-x"]]],
+        ["Scanlan", [["Thunderwave", "demo-slayers-take.html#record=spells:spell-2"]]],
+        ["Vex'ahlia", [["Hunter's Mark", "demo-slayers-take.html#record=spells:spell-1"]]],
     ]
     assert page.evaluate("window.__xss") is None
     assert page.evaluate("document.images.length + document.scripts.length") == 0
@@ -686,13 +681,27 @@ def test_the_campaign_page_joins_the_sessions_and_links_to_their_records(
     folder = os.environ.get("STREAMER_REPORT_SCREENSHOTS")
     if folder:
         page.screenshot(path=str(Path(folder) / "report-campaign.png"), full_page=True)
-    # a link opens the session's report at that record
-    page.click('[data-lane="npcs"] a[data-session="doc-1"]')
+    page.set_viewport_size({"width": 420, "height": 900})  # a phone: nothing overflows
+    assert page.evaluate(OVERFLOW) == [0, []]
+    if folder:
+        page.screenshot(path=str(Path(folder) / "report-campaign-phone.png"), full_page=True)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the session page opens a record by its ID (#record=LANE:RECORD_ID) once the "
+    "vault branch's view.js is merged: then remove this mark",
+)
+def test_a_campaign_link_opens_the_session_page_at_its_record(
+    page: Page, requests: Requests, campaign: Path
+) -> None:
+    page.goto(campaign.as_uri())
+    page.click('#npcs a[data-session="doc-1"]')
     page.wait_for_selector("html[data-ready=true]", state="attached")
     assert page.text_content("#status") == "9 of 9 units: record 1 of npcs"
     assert page.locator('[data-lane="npcs"] tr.selected').count() == 1
     page.go_back()
-    page.click('[data-lane="spells"] a[data-session="doc-1"] >> nth=0')
+    page.click('#casts a[data-session="doc-1"] >> nth=0')
     page.wait_for_selector("html[data-ready=true]", state="attached")
     assert page.text_content("#status") == "9 of 9 units: record 2 of spells"
     assert page.evaluate("window.__xss") is None

@@ -39,6 +39,7 @@ GENERIC = [
     "notarius.output.index",
     "notarius.source.chunk_map",
     "notarius.source.evidence_context",
+    "streamer.campaign.registry",
 ]
 # The lines of normalization's inputs and outputs: JSON Lines, no schema identity member.
 LINES = [

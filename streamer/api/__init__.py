@@ -10,9 +10,11 @@ One module a job, none named as a function: ``config`` (the configuration and ki
 once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``evidence``,
 ``project``), ``transcripts`` (``import_transcript``, ``chunk``), ``extraction``
 (``extract``), ``normalization`` (``normalize``), ``bundles`` (``bundle``, ``schema``),
-``validation`` (``validate_bundle``), ``reports`` (``report``), ``runs`` (``run``),
-``batches`` (``batch``), ``campaigns`` (``campaign``), ``evaluation`` (``evaluate``,
-``reference_from``) and ``evaluation_campaign`` (``evaluate_campaign``). ``ExitStatus`` names what a
+``validation`` (``validate_bundle``, ``validate_registry``), ``reports`` (``report``),
+``runs`` (``run``), ``batches`` (``batch``), ``campaigns`` (``campaign``),
+``registries`` (``campaign_registry``), ``campaign_outputs`` (``campaign_folder``),
+``evaluation`` (``evaluate``, ``reference_from``) and ``evaluation_campaign``
+(``evaluate_campaign``). ``ExitStatus`` names what a
 command returns.
 
 Each name is imported when it is first used (PEP 562), which keeps start-up short: the
@@ -35,6 +37,10 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         bundle as bundle,
         schema as schema,
         schema_ids as schema_ids,
+    )
+    from streamer.api.campaign_outputs import (
+        CampaignFolderResult as CampaignFolderResult,
+        campaign_folder as campaign_folder,
     )
     from streamer.api.campaigns import CampaignResult as CampaignResult, campaign as campaign
     from streamer.api.config import (
@@ -73,6 +79,10 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         check_output_destination as check_output_destination,
         require_standard_output as require_standard_output,
     )
+    from streamer.api.registries import (
+        RegistryResult as RegistryResult,
+        campaign_registry as campaign_registry,
+    )
     from streamer.api.reports import report as report
     from streamer.api.runs import RunResult as RunResult, run as run
     from streamer.api.sources import open_source as open_source, source_batches as source_batches
@@ -86,7 +96,9 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
     )
     from streamer.api.validation import (
         BundleReport as BundleReport,
+        RegistryReport as RegistryReport,
         validate_bundle as validate_bundle,
+        validate_registry as validate_registry,
     )
     from streamer.framework.errors.types import ExitStatus as ExitStatus
     # isort: on
@@ -97,6 +109,7 @@ MODULE_OF = {
     "BundleReport": "streamer.api.validation",
     "BundleResult": "streamer.api.bundles",
     "CampaignEvaluation": "streamer.api.evaluation_campaign",
+    "CampaignFolderResult": "streamer.api.campaign_outputs",
     "CampaignResult": "streamer.api.campaigns",
     "ChunkResult": "streamer.api.transcripts",
     "DEFAULT_TOLERANCE": "streamer.api.evaluation",
@@ -106,10 +119,14 @@ MODULE_OF = {
     "ExtractResult": "streamer.api.extraction",
     "ImportResult": "streamer.api.transcripts",
     "NormalizeResult": "streamer.api.normalization",
+    "RegistryReport": "streamer.api.validation",
+    "RegistryResult": "streamer.api.registries",
     "RunResult": "streamer.api.runs",
     "batch": "streamer.api.batches",
     "bundle": "streamer.api.bundles",
     "campaign": "streamer.api.campaigns",
+    "campaign_folder": "streamer.api.campaign_outputs",
+    "campaign_registry": "streamer.api.registries",
     "check_output_destination": "streamer.api.output_destinations",
     "chunk": "streamer.api.transcripts",
     "default_config": "streamer.api.config",
@@ -138,6 +155,7 @@ MODULE_OF = {
     "source_batches": "streamer.api.sources",
     "summarize": "streamer.api.evidence_context",
     "validate_bundle": "streamer.api.validation",
+    "validate_registry": "streamer.api.validation",
 }
 
 __all__ = sorted(MODULE_OF)

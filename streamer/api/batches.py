@@ -11,8 +11,9 @@ server is named by ``model_url`` and ``model`` or ``OPENAI_BASE_URL`` and ``OPEN
 resolved once here and passed to every worker.
 
 Session ``ID`` publishes ``DIR/ID/`` (the bundle), ``DIR/ID.html`` (its report) and keeps
-``DIR/ID.work/``; ``DIR/index.html`` is the campaign page, written at the end of each run
-(``streamer report --campaign DIR``). ``DIR/batch.jsonl`` has one line per session,
+``DIR/ID.work/``; ``DIR/campaign.registry.json`` is the campaign registry and
+``DIR/index.html`` the campaign page, both written at the end of each run from the
+session bundles (``streamer campaign DIR``). ``DIR/batch.jsonl`` has one line per session,
 rewritten atomically as each one ends, so an interrupted batch keeps the lines of the
 sessions that finished. A rerun skips a session whose last line says it completed, with
 the same inputs (the transcript's and the configuration's digests, its format, document ID
@@ -37,21 +38,24 @@ from streamer.api.batch_executors import (
     SessionOutcome,
     default_workers,
 )
+from streamer.api.batch_inputs import TranscriptSeen, transcript_digest
 from streamer.api.batch_manifest import Session, read_manifest
 from streamer.api.campaigns import CAMPAIGN_FILE, campaign
+from streamer.api.registries import campaign_registry
 from streamer.api.runs import checked_configuration, work_folder_of
 from streamer.api.stages import BUNDLE
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
 from streamer.configuration.defaults import model_server
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
+from streamer.output.campaign_registry import REGISTRY_FILE
 from streamer.output.publication import DIRECTORY_MODE, atomic_file
 
 SUMMARY_FILE = "batch.jsonl"
 COMPLETE = ("ok", "skipped")
 
 
-class SummaryLine(msgspec.Struct, forbid_unknown_fields=True):
+class SummaryLine(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     """One line of ``batch.jsonl``: how one session of the manifest ended."""
 
     row: int
@@ -65,6 +69,7 @@ class SummaryLine(msgspec.Struct, forbid_unknown_fields=True):
     warnings: int
     inputs: str
     receipt: dict[str, Any] | None
+    transcript_seen: TranscriptSeen | None = None  # batch_inputs: a rerun's quick check
 
 
 @dataclass(frozen=True)
@@ -138,11 +143,13 @@ def _previous_lines(summary: Path) -> dict[str, SummaryLine]:
     return lines
 
 
-def _inputs_digest(session: Session, config_digest: str, lanes: tuple[str, ...]) -> str:
+def _inputs_digest(
+    session: Session, config_digest: str, lanes: tuple[str, ...], transcript: str | None
+) -> str:
     return value_digest(
         {
             "streamer": __version__,
-            "transcript": None if session.failure else file_digest(session.transcript),
+            "transcript": transcript,
             "config": config_digest,  # the configuration file's and its glossary's
             "format": session.format_name,
             "document_id": session.document_id,
@@ -209,8 +216,14 @@ def batch(
         )
     finally:
         pool.close()
+    registry = None
+    if all(session.document_id != REGISTRY_FILE for session in sessions):
+        registry = campaign_registry(folder, glossary=glossary, option="--output-dir")
     if all(session.document_id + ".html" != CAMPAIGN_FILE for session in sessions):
-        campaign(folder, glossary=glossary)  # the campaign page, beside the session reports
+        # the campaign page, beside the session reports, from the registry
+        campaign(
+            folder, glossary=glossary, registry=None if registry is None else registry.registry
+        )
     return result
 
 
@@ -270,8 +283,15 @@ def _batch(
     lines: dict[int, SummaryLine] = {}
     inputs: dict[int, str] = {}
     jobs: list[SessionJob] = []
+    seen: dict[int, TranscriptSeen | None] = {}
     for session in sessions:
-        digest = _inputs_digest(session, session_config.digest, run_lanes)
+        before = previous.get(session.document_id)
+        transcript = None
+        if session.failure is None:  # not read again when unchanged (batch_inputs)
+            transcript, seen[session.row] = transcript_digest(
+                session.transcript, None if before is None else before.transcript_seen
+            )
+        digest = _inputs_digest(session, session_config.digest, run_lanes, transcript)
         inputs[session.row] = digest
         if session.failure is not None:  # its transcript cannot be read: it fails alone
             status, error = session.failure
@@ -281,7 +301,6 @@ def _batch(
                 digest,
             )
             continue
-        before = previous.get(session.document_id)
         if (
             before is not None
             and before.status in COMPLETE
@@ -289,7 +308,11 @@ def _batch(
             and _still_published(folder, session.document_id)
         ):
             lines[session.row] = msgspec.structs.replace(
-                before, row=session.row, status="skipped", seconds=0.0
+                before,
+                row=session.row,
+                status="skipped",
+                seconds=0.0,
+                transcript_seen=seen[session.row],
             )
             continue
         jobs.append(
@@ -324,13 +347,20 @@ def _batch(
     show()
     if jobs:
         for outcome in pool.outcomes(jobs, running):
-            lines[outcome.row] = _line(by_row[outcome.row], outcome, inputs[outcome.row])
+            lines[outcome.row] = _line(
+                by_row[outcome.row], outcome, inputs[outcome.row], seen.get(outcome.row)
+            )
             _write_summary(summary, lines)
             show()
     return BatchResult(tuple(lines[row] for row in sorted(lines)), total)
 
 
-def _line(session: Session, outcome: SessionOutcome, inputs: str) -> SummaryLine:
+def _line(
+    session: Session,
+    outcome: SessionOutcome,
+    inputs: str,
+    transcript_seen: TranscriptSeen | None = None,
+) -> SummaryLine:
     return SummaryLine(
         row=session.row,
         document_id=session.document_id,
@@ -343,4 +373,5 @@ def _line(session: Session, outcome: SessionOutcome, inputs: str) -> SummaryLine
         warnings=outcome.warnings,
         inputs=inputs,
         receipt=outcome.receipt,
+        transcript_seen=transcript_seen,
     )

@@ -9,8 +9,9 @@ from streamer.api.config import default_registry
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.validation import BundleReport, validate
 from streamer.validation.evidence_units import EvidenceSeen
+from streamer.validation.registry_check import RegistryReport, check_registry
 
-__all__ = ["BundleReport", "validate_bundle"]
+__all__ = ["BundleReport", "RegistryReport", "validate_bundle", "validate_registry"]
 
 
 def validate_bundle(
@@ -26,3 +27,9 @@ def validate_bundle(
     document's units and contexts as they are checked (``report`` writes its page from
     them, once the bundle is found valid)."""
     return validate(Path(folder), registry or default_registry(), seen)
+
+
+def validate_registry(path: str | os.PathLike[str]) -> RegistryReport:
+    """Check the campaign registry file at ``path`` (``campaign.registry.json``) against its
+    schema and its documented orders; the report lists every problem."""
+    return check_registry(Path(path))

@@ -125,7 +125,7 @@ COMMAND_GROUPS = (
         "Stages, one at a time (what run does)",
         ("import", "chunk", "extract", "normalize", "evidence", "bundle", "batch"),
     ),
-    ("Consumers of a bundle", ("validate", "report", "eval", "schema")),
+    ("Consumers of a bundle", ("validate", "report", "campaign", "eval", "schema")),
 )
 
 
@@ -166,7 +166,11 @@ EXAMPLES = {
         "streamer batch campaign.csv --output-dir out",
         "streamer batch --config streamer.yaml campaign.csv --output-dir out",
     ),
-    "validate": ("streamer validate out/session",),
+    "validate": ("streamer validate out/session", "streamer validate out/campaign.registry.json"),
+    "campaign": (
+        "streamer campaign out/",
+        "streamer campaign --config streamer.yaml out/",
+    ),
     "report": (
         "streamer report out/session --output session.html",
         "streamer report out/session > session.html",
@@ -214,6 +218,7 @@ def _format_commands(
 COMMAND_MODULES = {
     "batch": "batch_command",
     "bundle": "bundle_command",
+    "campaign": "campaign_command",
     "chunk": "chunk_command",
     "config": "config_command",
     "init": "config_command",

@@ -14,11 +14,29 @@ from streamer.framework.errors.types import ExitStatus
 
 @app.command("validate")
 def validate_command(
-    directory: Path = typer.Argument(..., metavar="DIR", help="The bundle folder."),
+    directory: Path = typer.Argument(
+        ...,
+        metavar="PATH",
+        help="The bundle folder, or a campaign registry (campaign.registry.json).",
+    ),
 ) -> None:
-    """Check the bundle in DIR: one line per problem on stderr and exit status 3, or a
-    one-line JSON summary on stdout."""
+    """Check the bundle in PATH (or the campaign registry PATH, a .json file): one line per
+    problem on stderr and exit status 3, or a one-line JSON summary on stdout."""
     api.require_standard_output()
+    if directory.suffix == ".json" and directory.is_file():
+        checked = api.validate_registry(directory)
+        if not checked.valid or checked.registry is None:
+            raise CommandFailed(checked.problems, ExitStatus.INVALID_INPUT)
+        registry = checked.registry
+        described = {
+            "status": "valid",
+            "artifact_kind": registry.artifact_kind,
+            "sessions": len(registry.sessions),
+            "entries": len(registry.entries),
+            "casters": len(registry.casters),
+        }
+        typer.echo(orjson.dumps(described).decode("utf-8"))
+        return
     report = api.validate_bundle(directory)
     if not report.valid:
         raise CommandFailed(report.problems, ExitStatus.INVALID_INPUT)

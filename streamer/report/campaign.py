@@ -1,37 +1,32 @@
-"""The campaign page: the sessions of a ``streamer batch`` output folder on one page.
+"""The campaign page: the campaign registry of a ``streamer batch`` output folder on one
+page (``streamer.output.campaign_registry``).
 
-A static HTML page (no script at all): the sessions in manifest order with their record
-counts and a link to each session's report; then, per lane, what recurs across sessions:
-each distinct combination of the lane's textual members (by identity: the caller's
-``identity`` function, e.g. the glossary's canonical name and its name key), with the
-sessions it appears in, each a link to that session's report at the first such record
-(``ID.html#record=LANE:N``, which the session page opens selected). Every string is
+A static HTML page (no script at all): the sessions in manifest order with their lanes'
+counts of records and a link to each session's report; then one table per section of the
+registry (non-player characters, places, items: each entry with the names it was seen
+under and the sessions it appears in), then the casts by character, session by session.
+Every session and spell links to the session's report at its record
+(``ID.html#record=LANE:RECORD_ID``, which the session page opens selected). Every string is
 HTML-escaped; the Content-Security-Policy allows the one inline style and nothing else.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import IO, Any
-from urllib.parse import quote, urlencode
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO
+from urllib.parse import quote
 
+from streamer.output.campaign_registry import (
+    CampaignRegistry,
+    Caster,
+    Entry,
+    RegistrySession,
+)
 from streamer.report import page
-from streamer.report.lane_tables import LaneTable
 
-Identity = Callable[[str], str]
-
-
-@dataclass(frozen=True)
-class CampaignSession:
-    """One row of the batch summary: its report's file name when it has one."""
-
-    document_id: str
-    status: str
-    report: str | None
-    units: int | None = None
-    lanes: list[LaneTable] = field(default_factory=list)
+CASTS_SECTION = "casts"
 
 
 @dataclass(frozen=True)
@@ -41,23 +36,9 @@ class CampaignSummary:
     lanes: int
 
 
-def _textual(tables: Sequence[LaneTable]) -> list[str]:
-    """The textual members of a lane's records across sessions (not its ID or references)."""
-    columns: dict[str, None] = {}
-    for table in tables:
-        for column in table.columns:
-            if column in (table.id_column, table.reference_column):
-                continue
-            values = [record.get(column) for record in table.records]
-            if any(isinstance(v, str) for v in values) and all(
-                v is None or isinstance(v, str) for v in values
-            ):
-                columns[column] = None
-    return list(columns)
-
-
-def _link(report: str, lane_id: str, record: int) -> str:
-    return quote(report) + "#" + urlencode({"record": f"{lane_id}:{record + 1}"})
+def record_href(report: str, lane_id: str, record_id: str) -> str:
+    """The link opening ``report`` at one record (``REPORT#record=LANE:RECORD_ID``)."""
+    return quote(report) + "#record=" + quote(f"{lane_id}:{record_id}", safe=":")
 
 
 def _esc(text: str) -> str:
@@ -77,116 +58,139 @@ def _head(title: str) -> str:
     )
 
 
-def _sessions_table(sessions: Sequence[CampaignSession], lane_ids: list[str]) -> list[str]:
-    out = ['<table id="sessions">', "<thead><tr><th>#</th><th>Session</th><th>Status</th>"]
-    out.append('<th class="number">Units</th>')
-    out.extend(
-        f'<th class="number" data-lane="{_esc(lane)}">{_esc(lane)}</th>' for lane in lane_ids
-    )
-    out.append("</tr></thead><tbody>")
-    for number, session in enumerate(sessions, start=1):
-        name = _esc(session.document_id)
+def _sessions_table(sessions: Sequence[RegistrySession]) -> list[str]:
+    out = ['<table id="sessions">', '<thead><tr><th class="number">#</th><th>Session</th>']
+    out.append("<th>Records</th></tr></thead><tbody>")
+    for session in sessions:
+        name = _esc(session.session_id)
         cell = f'<a href="{_esc(quote(session.report))}">{name}</a>' if session.report else name
-        counts = {table.lane_id: len(table.records) for table in session.lanes}
-        units = "" if session.units is None else f"{session.units:,}"
-        out.append(
-            f'<tr data-session="{name}"><td>{number}</td><td>{cell}</td>'
-            f'<td>{_esc(session.status)}</td><td class="number">{units}</td>'
+        counts = " ".join(
+            f'<span class="count" data-lane="{_esc(lane.lane_id)}">{_esc(lane.lane_id)} '
+            f"<b>{lane.records}</b></span>"
+            for lane in session.lanes
         )
-        for lane in lane_ids:
-            count = counts.get(lane)
-            out.append(
-                f'<td class="number" data-lane="{_esc(lane)}">{"" if count is None else count}</td>'
-            )
-        out.append("</tr>")
+        out.append(
+            f'<tr data-session="{name}"><td class="number">{session.position}</td>'
+            f'<td>{cell} <span class="status">{_esc(session.status)}</span></td>'
+            f"<td>{counts}</td></tr>"
+        )
     out.append("</tbody></table>")
     return out
 
 
-def _lane_section(
-    lane_id: str, sessions: Sequence[CampaignSession], identity: Identity
-) -> list[str]:
-    found = [
-        (session, table)
-        for session in sessions
-        if session.report
-        for table in session.lanes
-        if table.lane_id == lane_id
+Reports = Callable[[str], "str | None"]
+
+
+def _session_link(reports: Reports, session_id: str, lane_id: str, record_ids: list[str]) -> str:
+    """A session's name, linking to its report at the first of ``record_ids``, and how
+    many records there are when more than one."""
+    times = f' <span class="times">\u00d7{len(record_ids)}</span>' if len(record_ids) > 1 else ""
+    report = reports(session_id)
+    if report is None:
+        return f"<span>{_esc(session_id)}</span>{times}"
+    href = _esc(record_href(report, lane_id, record_ids[0]))
+    return (
+        f'<a href="{href}" data-session="{_esc(session_id)}" '
+        f'data-record="{_esc(record_ids[0])}">{_esc(session_id)}</a>{times}'
+    )
+
+
+def _entry_row(entry: Entry, reports: Reports) -> str:
+    others = [name for name in entry.seen_as if name != entry.name]
+    also = f'<span class="aliases">also {_esc(", ".join(others))}</span>' if others else ""
+    links = [
+        _session_link(
+            reports, session.session_id, session.lane_id, [r.record_id for r in session.records]
+        )
+        for session in entry.sessions
     ]
-    tables = [table for _, table in found]
-    columns = _textual(tables)
-    if not columns or not any(table.records for table in tables):
-        return []
-    labels: dict[str, str] = {}
-    for table in tables:
-        for column in columns:
-            labels.setdefault(column, table.labels.get(column, column))
+    return (
+        f'<tr data-entry="{_esc(entry.entry_id)}"><td><span class="name">{_esc(entry.name)}'
+        f'</span>{also}</td><td class="sessions">{", ".join(links)}</td></tr>'
+    )
 
-    def key_of(value: Any) -> str:
-        return "\uffff" if not isinstance(value, str) else identity(value)  # unknown: last
 
-    distinct = {
-        column: {key_of(r.get(column)) for t in tables for r in t.records} for column in columns
-    }
-    order = sorted(columns, key=lambda column: (len(distinct[column]), columns.index(column)))
-    # key -> (shown values, {document_id: (report, first record, count)})
-    rows: dict[tuple[str, ...], tuple[list[Any], dict[str, list[Any]]]] = {}
-    for session, table in found:
-        assert session.report is not None
-        for index, record in enumerate(table.records):
-            key = tuple(key_of(record.get(column)) for column in order)
-            shown, seen = rows.setdefault(key, ([record.get(column) for column in order], {}))
-            entry = seen.setdefault(session.document_id, [session.report, index, 0])
-            entry[2] += 1
-    question = next((table.question for table in tables if table.question), None)
-    out = [f'<section class="lane" data-lane="{_esc(lane_id)}">']
-    out.append(f"<h2>{_esc(lane_id)} <span>across sessions</span></h2>")
-    if question:
-        out.append(f'<p class="question">{_esc(question)}</p>')
-    out.append("<table><thead><tr>")
-    out.extend(f"<th>{_esc(labels[column])}</th>" for column in order)
-    out.append("<th>Sessions</th></tr></thead><tbody>")
-    for key in sorted(rows, key=lambda key: tuple(part.casefold() for part in key)):
-        shown, seen = rows[key]
-        out.append("<tr>")
-        for value in shown:
-            out.append(
-                '<td class="null">unknown</td>' if value is None else f"<td>{_esc(str(value))}</td>"
+def _entries_section(
+    section: str, title: str, entries: Sequence[Entry], reports: Reports
+) -> list[str]:
+    out = [f'<section class="entries" id="{_esc(section)}" data-section="{_esc(section)}">']
+    out.append(f"<h2>{_esc(title)} <span>{len(entries)} across sessions</span></h2>")
+    out.append("<table><thead><tr><th>Name</th><th>Sessions</th></tr></thead><tbody>")
+    out.extend(_entry_row(entry, reports) for entry in entries)
+    out.append("</tbody></table></section>")
+    return out
+
+
+def _caster_row(caster: Caster, reports: Reports) -> str:
+    parts = []
+    for session in caster.sessions:
+        spells: dict[str, list[str]] = {}
+        for cast in session.casts:
+            spells.setdefault(cast.spell, []).append(cast.record_id)
+        report = reports(session.session_id)
+        shown = []
+        for spell in sorted(spells, key=lambda name: (name.casefold(), name)):
+            ids = spells[spell]
+            times = f' <span class="times">\u00d7{len(ids)}</span>' if len(ids) > 1 else ""
+            if report is None:
+                shown.append(f"{_esc(spell)}{times}")
+                continue
+            href = _esc(record_href(report, session.lane_id, ids[0]))
+            shown.append(
+                f'<a href="{href}" data-session="{_esc(session.session_id)}" '
+                f'data-record="{_esc(ids[0])}">{_esc(spell)}</a>{times}'
             )
-        links = []
-        for document_id, (report, index, count) in seen.items():
-            times = f" \u00d7{count}" if count > 1 else ""
-            href = _esc(_link(report, lane_id, index))
-            links.append(
-                f'<a href="{href}" data-session="{_esc(document_id)}" data-record="{index}">'
-                f"{_esc(document_id)}{times}</a>"
-            )
-        out.append(f'<td class="sessions">{", ".join(links)}</td></tr>')
+        parts.append(
+            f'<li><span class="session">{_esc(session.session_id)}</span> {", ".join(shown)}</li>'
+        )
+    return (
+        f'<tr data-caster="{_esc(caster.caster)}"><td><span class="name">'
+        f'{_esc(caster.caster)}</span></td><td><ul class="casts">{"".join(parts)}</ul></td></tr>'
+    )
+
+
+def _casters_section(title: str, casters: Sequence[Caster], reports: Reports) -> list[str]:
+    out = [f'<section class="entries" id="{CASTS_SECTION}" data-section="{CASTS_SECTION}">']
+    out.append(f"<h2>{_esc(title)} <span>{len(casters)} characters</span></h2>")
+    out.append("<table><thead><tr><th>Character</th><th>Casts by session</th></tr></thead>")
+    out.append("<tbody>")
+    out.extend(_caster_row(caster, reports) for caster in casters)
     out.append("</tbody></table></section>")
     return out
 
 
 def write_campaign(
-    title: str, sessions: Sequence[CampaignSession], out: IO[bytes], identity: Identity
+    title: str, registry: CampaignRegistry, out: IO[bytes], titles: Mapping[str, str]
 ) -> CampaignSummary:
-    """Write the campaign page of ``sessions`` (in manifest order) to ``out``."""
-    lane_ids: list[str] = []
-    for session in sessions:
-        for table in session.lanes:
-            if table.lane_id not in lane_ids:
-                lane_ids.append(table.lane_id)
+    """Write the campaign page of ``registry`` to ``out``; ``titles`` names each section
+    (and ``casts``) as a person reads it (default: the section's name)."""
+    sessions = registry.sessions
+    reports = {session.session_id: session.report for session in sessions}
     linked = sum(1 for session in sessions if session.report)
+    lanes = {lane.lane_id for session in sessions for lane in session.lanes}
+    sections: dict[str, list[Entry]] = {}
+    for entry in registry.entries:
+        sections.setdefault(entry.section, []).append(entry)
     parts = [_head(title), f"<header><h1>{_esc(title)}</h1>"]
     parts.append(
         f'<p class="notice">{len(sessions)} session{"s" * (len(sessions) != 1)} in manifest '
-        f"order ({linked} with a report). Each entry below links to the session's report at "
-        "that record. The reports hold transcript text: keep this folder as the "
-        "transcripts.</p></header><main>"
+        f"order ({linked} with a report). Each session and spell below links to the "
+        "session's report at that record. The reports hold transcript text: keep this "
+        "folder as the transcripts.</p>"
     )
+    shown = [*sections, *([CASTS_SECTION] if registry.casters else [])]
+    toc = (f'<a href="#{_esc(name)}">{_esc(titles.get(name, name))}</a>' for name in shown)
+    parts.append(f'<nav class="toc">{" ".join(toc)}</nav></header><main>')
     parts.append("<h2>Sessions</h2>")
-    parts.extend(_sessions_table(sessions, lane_ids))
-    for lane_id in lane_ids:
-        parts.extend(_lane_section(lane_id, sessions, identity))
+    parts.extend(_sessions_table(sessions))
+    for section, entries in sections.items():
+        parts.extend(_entries_section(section, titles.get(section, section), entries, reports.get))
+    if registry.casters:
+        parts.extend(
+            _casters_section(
+                titles.get(CASTS_SECTION, CASTS_SECTION), registry.casters, reports.get
+            )
+        )
     parts.append("</main>\n</body>\n</html>\n")
     out.write("\n".join(parts).encode())
-    return CampaignSummary(len(sessions), linked, len(lane_ids))
+    return CampaignSummary(len(sessions), linked, len(lanes))

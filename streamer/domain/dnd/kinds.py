@@ -23,6 +23,7 @@ from streamer.domain.dnd.item_rules.rules import ItemEventRules
 from streamer.domain.dnd.npc_rules import NpcRules
 from streamer.domain.dnd.place_rules import PlaceRules
 from streamer.domain.dnd.rules import SpellCastRules
+from streamer.framework.kinds.campaign_spec import CampaignCasts, CampaignEntries
 from streamer.framework.kinds.extraction_spec import ExtractionSpec
 from streamer.framework.kinds.records import NonEmpty, PositiveInteger, SourceReferences
 from streamer.framework.kinds.registry import ArtifactKind
@@ -84,6 +85,17 @@ class PartyMember(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 # reads as its name, underscores as spaces, capitalized (``ArtifactKind.label``).
 _EVIDENCE = {"source_refs": "Evidence"}
 
+# The campaign registry (docs/campaign.md): one entry per NPC, place and item across the
+# sessions, names compared by name key less a leading article; a one-word NPC name joins
+# the one NPC whose first name it is; a party character is never an NPC entry.
+_ARTICLES = ("the", "a", "an")
+NPC_ENTRIES = CampaignEntries(
+    "npcs", "name", _ARTICLES, short_names=True, not_party=True, title="Non-player characters"
+)
+PLACE_ENTRIES = CampaignEntries("places", "name", _ARTICLES, title="Places")
+ITEM_ENTRIES = CampaignEntries("items", "item", _ARTICLES, title="Items")
+CASTS = CampaignCasts("caster", "spell", title="Spells by character")
+
 
 KINDS: tuple[ArtifactKind[Any], ...] = (
     ArtifactKind(
@@ -96,6 +108,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.SPELL_CASTS, rules=SpellCastRules()),
         normalization=normalization_specs.SPELL_CASTS,
+        campaign=CASTS,
     ),
     ArtifactKind(
         name="dnd/npcs",
@@ -107,6 +120,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.NPCS, rules=NpcRules()),
         normalization=normalization_specs.NPCS,
+        campaign=NPC_ENTRIES,
     ),
     ArtifactKind(
         name="dnd/places",
@@ -118,6 +132,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.PLACES, rules=PlaceRules()),
         normalization=normalization_specs.PLACES,
+        campaign=PLACE_ENTRIES,
     ),
     ArtifactKind(
         name="dnd/npc-interactions",
@@ -158,6 +173,7 @@ KINDS: tuple[ArtifactKind[Any], ...] = (
         evidence_member="source_refs",
         extraction=ExtractionSpec(prompts.ITEM_EVENTS, rules=ItemEventRules()),
         normalization=normalization_specs.ITEM_EVENTS,
+        campaign=ITEM_ENTRIES,
     ),
     ArtifactKind(
         name="dnd/scene-descriptions",

@@ -19,6 +19,7 @@ import msgspec
 
 from streamer.framework.errors.safe_text import quoted
 from streamer.framework.errors.types import ConfigurationError
+from streamer.framework.kinds.campaign_spec import CampaignCasts, CampaignEntries, CampaignSpec
 from streamer.framework.kinds.extraction_spec import ExtractionSpec
 from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 from streamer.framework.kinds.records import RecordType
@@ -89,7 +90,8 @@ class ArtifactKind(Generic[R]):
     the record when the kind is declared: a wrong name is a ``ValueError`` at import time.
     ``broad``: its records cite broad ranges of the transcript (a scene spans many units),
     so the default configuration never allowlists its lane for evidence publication (the
-    spec's policy: broad-range lanes contribute only when named expressly).
+    spec's policy: broad-range lanes contribute only when named expressly). ``campaign``:
+    what its records give the campaign registry (``kinds.campaign_spec``), if anything.
     """
 
     name: str
@@ -103,6 +105,7 @@ class ArtifactKind(Generic[R]):
     normalization: NormalizationSpec | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     broad: bool = False
+    campaign: CampaignSpec | None = None
     records: RecordType[R] = field(init=False, repr=False, compare=False)
     model_records: RecordType[Any] = field(init=False, repr=False, compare=False)
     evidence: EvidenceProjection[R] | None = field(init=False, repr=False, compare=False)
@@ -144,6 +147,13 @@ class ArtifactKind(Generic[R]):
                 *(("catalogs", member) for member in spec.catalogs),
                 ("key_member", spec.key_member),
                 *(("textual_members", member) for member in spec.textual_members),
+            ]
+        if isinstance(self.campaign, CampaignEntries):
+            named.append(("campaign name_member", self.campaign.name_member))
+        elif isinstance(self.campaign, CampaignCasts):
+            named += [
+                ("campaign caster_member", self.campaign.caster_member),
+                ("campaign spell_member", self.campaign.spell_member),
             ]
         for what, member in named:
             if member is not None and member not in records.members:
