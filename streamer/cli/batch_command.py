@@ -10,6 +10,7 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
+from streamer.cli.notes_options import FORCE, NOTES, write_notes
 from streamer.cli.progress import StatusLine, on_terminal
 from streamer.cli.receipts import print_result
 from streamer.cli.summary import batch_summary
@@ -54,6 +55,8 @@ def batch_command(
         help="A running Dask distributed scheduler (tcp://HOST:PORT) instead of local workers.",
     ),
     glossary: Path | None = options.GLOSSARY,
+    notes: Path | None = NOTES,
+    force: bool = FORCE,
     lane: list[str] = options.LANE,
     model_url: str | None = options.MODEL_URL,
     model: str | None = options.MODEL,
@@ -62,7 +65,8 @@ def batch_command(
 ) -> None:
     """Run every session of MANIFEST as 'streamer run' does, in parallel; one summary line
     per session in DIR/batch.jsonl; a short summary on a terminal, else (or with --json)
-    one JSON receipt line on stdout; exit status 4 when a session failed.
+    one JSON receipt line on stdout; exit status 4 when a session failed. With --notes,
+    the campaign as a notes vault too (docs/campaign.md).
 
     Without --config every session runs with streamer run's built-in configuration: the
     built-in rules with no model; with a model server (--model-url and --model, or
@@ -80,4 +84,5 @@ def batch_command(
             model=model,
             glossary=glossary,
         )
+    write_notes(output_dir, notes, force=force)
     print_result(result, lambda: batch_summary(result, str(output_dir)), as_json=as_json)
