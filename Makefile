@@ -117,6 +117,7 @@ bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.rules_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.validate_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.batch_bench
+	$(BIN)/python -m benchmarks.campaign_bench
 
 lock: venv
 	$(BIN)/python -m pip freeze --exclude-editable $(MODEL_EXCLUDES) | sed '/^-e /d' > requirements.lock.new

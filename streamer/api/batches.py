@@ -143,6 +143,18 @@ def _previous_lines(summary: Path) -> dict[str, SummaryLine]:
     return lines
 
 
+def _inputs(
+    session: Session, config_digest: str, lanes: tuple[str, ...], before: SummaryLine | None
+) -> tuple[str, TranscriptSeen | None]:
+    """The digest of a session's inputs, and what was seen of its transcript: not read
+    again when unchanged since ``before`` (``batch_inputs``)."""
+    if session.failure is not None:
+        return _inputs_digest(session, config_digest, lanes, None), None
+    seen = None if before is None else before.transcript_seen
+    transcript, seen = transcript_digest(session.transcript, seen)
+    return _inputs_digest(session, config_digest, lanes, transcript), seen
+
+
 def _inputs_digest(
     session: Session, config_digest: str, lanes: tuple[str, ...], transcript: str | None
 ) -> str:
@@ -286,12 +298,7 @@ def _batch(
     seen: dict[int, TranscriptSeen | None] = {}
     for session in sessions:
         before = previous.get(session.document_id)
-        transcript = None
-        if session.failure is None:  # not read again when unchanged (batch_inputs)
-            transcript, seen[session.row] = transcript_digest(
-                session.transcript, None if before is None else before.transcript_seen
-            )
-        digest = _inputs_digest(session, session_config.digest, run_lanes, transcript)
+        digest, seen[session.row] = _inputs(session, session_config.digest, run_lanes, before)
         inputs[session.row] = digest
         if session.failure is not None:  # its transcript cannot be read: it fails alone
             status, error = session.failure
@@ -315,21 +322,7 @@ def _batch(
                 transcript_seen=seen[session.row],
             )
             continue
-        jobs.append(
-            SessionJob(
-                session.row,
-                session_config.path,
-                os.fspath(session.transcript.absolute()),
-                session.format_name,
-                session.document_id,
-                os.fspath((folder / session.document_id).absolute()),
-                selected,
-                session.options,
-                session_config.model_url,
-                session_config.model,
-                session_config.glossary,
-            )
-        )
+        jobs.append(_job(session, session_config, folder, selected))
     by_row = {session.row: session for session in sessions}
     total = len(sessions)
     state = {"running": 0}
@@ -353,6 +346,24 @@ def _batch(
             _write_summary(summary, lines)
             show()
     return BatchResult(tuple(lines[row] for row in sorted(lines)), total)
+
+
+def _job(
+    session: Session, session_config: _SessionConfig, folder: Path, selected: tuple[str, ...]
+) -> SessionJob:
+    return SessionJob(
+        session.row,
+        session_config.path,
+        os.fspath(session.transcript.absolute()),
+        session.format_name,
+        session.document_id,
+        os.fspath((folder / session.document_id).absolute()),
+        selected,
+        session.options,
+        session_config.model_url,
+        session_config.model,
+        session_config.glossary,
+    )
 
 
 def _line(

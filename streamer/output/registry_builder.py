@@ -147,6 +147,7 @@ class RegistryBuilder:
         self._groups: dict[tuple[str, str], _Group] = {}
         self._casters: dict[str, _Group] = {}
         self._casts: dict[str, dict[tuple[int, str], list[Cast]]] = {}
+        self._known: dict[tuple[CampaignEntries | None, str], tuple[str, str, bool]] = {}
 
     def add(self, session: SessionSource) -> None:
         position = len(self._sessions) + 1
@@ -172,24 +173,30 @@ class RegistryBuilder:
         if found is not None:
             self._add_found(position, found)
 
+    def _identity(self, spec: CampaignEntries | None, value: str) -> tuple[str, str, bool]:
+        """A name's glossary name, its key (the kind's name rule; a caster's name key) and
+        whether the glossary lists it; each name worked out once (names recur)."""
+        known = self._known.get((spec, value))
+        if known is None:
+            name = self._names.canonical(value)
+            key = name_key(name) if spec is None else spec.entry_key(name)
+            known = (name, key, self._names.listed(value) or self._names.listed(name))
+            self._known[(spec, value)] = known
+        return known
+
     def _add_found(self, position: int, found: _Found) -> None:
-        canonical, listed = self._names.canonical, self._names.listed
         for spec, kind_name, lane_id, value, cited in found.entries:
             self._specs.setdefault(spec.section, spec)
-            name = canonical(value)
-            group = self._groups.setdefault((spec.section, spec.entry_key(name)), _Group())
+            name, key, listed = self._identity(spec, value)
+            group = self._groups.setdefault((spec.section, key), _Group())
             group.kinds.add(kind_name)
             group.names[name] += 1
-            group.listed = group.listed or listed(value) or listed(name)
+            group.listed = group.listed or listed
             group.cited.setdefault((position, lane_id), []).append(cited)
         for lane_id, caster, cast in found.casts:
-            name = canonical(caster)
-            group = self._casters.setdefault(name_key(name), _Group())
-            group.names[name] += 1
-            group.listed = group.listed or listed(caster) or listed(name)
-            self._casts.setdefault(name_key(name), {}).setdefault((position, lane_id), []).append(
-                cast
-            )
+            name, key, _ = self._identity(None, caster)
+            self._casters.setdefault(key, _Group()).names[name] += 1
+            self._casts.setdefault(key, {}).setdefault((position, lane_id), []).append(cast)
 
     def registry(self) -> CampaignRegistry:
         return CampaignRegistry(
