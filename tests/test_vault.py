@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from streamer import api
+from streamer.framework.errors.types import ConfigurationError
 from streamer.output.campaign_registry import REGISTRY_FILE
 from streamer.output.modules import CAMPAIGN_OUTPUTS, OUTPUTS
 from tests.support import CRD3, REPO, invoke
@@ -189,6 +190,19 @@ def test_the_vault_is_a_campaign_output_of_the_outputs_group(tmp_path: Path) -> 
     assert "notes" not in OUTPUTS
 
 
-def test_a_missing_registry_is_named(tmp_path: Path) -> None:
-    run = invoke(["campaign", str(tmp_path), "--notes", str(tmp_path / "n")])
-    assert run.status == 2
+def test_notes_need_a_registry_and_force_needs_notes(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ConfigurationError) as raised:
+        api.write_vault(tmp_path / REGISTRY_FILE, tmp_path / "n")
+    assert raised.value.one_line() == (
+        f"--notes: no campaign registry {tmp_path / REGISTRY_FILE} "
+        "(hint: streamer campaign DIR writes it)"
+    )
+    with pytest.raises(ConfigurationError) as raised:
+        api.write_vault(tmp_path / REGISTRY_FILE, tmp_path / "file")
+    assert raised.value.one_line() == f"--notes {tmp_path / 'file'} is not a folder"
+    registry = _batch(tmp_path, ["S1"])
+    run = invoke(["campaign", str(registry.parent), "--force"])
+    assert (run.status, run.stderr) == (
+        2, "streamer: error: --force replaces notes: give --notes DIR with it\n"
+    )  # fmt: skip

@@ -10,7 +10,7 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
-from streamer.cli.notes_options import FORCE, NOTES, write_notes
+from streamer.cli.notes_options import FORCE, NOTES, check_notes, write_notes
 from streamer.cli.progress import StatusLine, on_terminal
 from streamer.cli.receipts import print_result
 from streamer.cli.summary import batch_summary
@@ -71,6 +71,7 @@ def batch_command(
     Without --config every session runs with streamer run's built-in configuration: the
     built-in rules with no model; with a model server (--model-url and --model, or
     OPENAI_BASE_URL and OPENAI_MODEL) every kind's lane."""
+    check_notes(notes, force=force)
     with on_terminal(quiet, BatchLine) as progress:
         result = api.batch(
             config,

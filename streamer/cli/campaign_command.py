@@ -9,7 +9,7 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
-from streamer.cli.notes_options import FORCE, NOTES, write_notes
+from streamer.cli.notes_options import FORCE, NOTES, check_notes, write_notes
 from streamer.cli.receipts import print_receipt
 
 
@@ -29,6 +29,7 @@ def campaign_command(
     sessions, the spells cast by each character, each citing its records) and, from it, the
     campaign page DIR/index.html; reads the session bundles, never the transcripts. Prints
     a JSON receipt. With --notes, the campaign as a notes vault too (docs/campaign.md)."""
+    check_notes(notes, force=force)
     api.require_standard_output()
     result = api.campaign_folder(directory, config=config, glossary=glossary)
     vault = write_notes(directory, notes, force=force)

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from streamer import api
+from streamer.framework.errors.types import ConfigurationError
 from streamer.output.campaign_registry import REGISTRY_FILE
 
 NOTES: Path | None = typer.Option(
@@ -22,6 +23,12 @@ NOTES: Path | None = typer.Option(
 FORCE: bool = typer.Option(
     False, "--force", help="With --notes: replace the notes a person edited (else kept)."
 )
+
+
+def check_notes(notes: Path | None, *, force: bool) -> None:
+    """Before anything runs: ``--force`` is for ``--notes``."""
+    if notes is None and force:
+        raise ConfigurationError("--force replaces notes: give --notes DIR with it")
 
 
 def write_notes(folder: Path, notes: Path | None, *, force: bool) -> api.VaultResult | None:

@@ -14,6 +14,7 @@ root, the label shown) and a relative Markdown link to a file outside the vault.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from urllib.parse import quote
@@ -21,6 +22,8 @@ from urllib.parse import quote
 _UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]+')
 _RESERVED = re.compile(r"(?i)^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$")
 _LONGEST = 80
+_NOT_IN_LINKS = re.compile(r"[\[\]|#^]+")
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
 
 def safe_name(text: str) -> str:
@@ -50,13 +53,14 @@ def unique_names(keys: Iterable[str], names: dict[str, str]) -> dict[str, str]:
 def wiki_link(path: str, label: str) -> str:
     """``[[path|label]]`` (``path``: the note's path in the vault, without ``.md``); the
     label loses the characters a wiki link cannot hold."""
-    shown = " ".join(re.sub(r"[\[\]|#^]+", " ", label).split()) or path
+    shown = " ".join(_NOT_IN_LINKS.sub(" ", label).split()) or path
     return f"[[{path}]]" if shown == path else f"[[{path}|{shown}]]"
 
 
+@functools.lru_cache(maxsize=4096)  # names recur in every session's notes
 def markdown_text(text: str) -> str:
     """``text`` as literal Markdown inline text (its punctuation escaped)."""
-    return re.sub(r"([\\`*_{}\[\]<>()#+!|~])", r"\\\1", " ".join(text.split()))
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
 
 
 def relative_link(label: str, target: str, fragment: str = "") -> str:

@@ -18,11 +18,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from streamer.output.campaign_registry import (
     CampaignRegistry,
+    Caster,
+    CasterSession,
     CitedRecord,
     Entry,
+    EntrySession,
     RegistrySession,
     UnitRange,
 )
@@ -45,6 +49,8 @@ class _Vault:
     sessions: dict[str, str]  # session ID -> its note's path (no .md)
     entries: dict[str, str]  # entry ID -> its note's path (no .md)
     report_files: dict[str, str]  # session ID -> its report (when published)
+    named_in: dict[str, list[tuple[Entry, EntrySession]]]  # session ID -> entries named
+    cast_in: dict[str, list[tuple[Caster, CasterSession]]]  # session ID -> casters' casts
 
     def session_link(self, session_id: str) -> str:
         return wiki_link(self.sessions[session_id], session_id)
@@ -63,6 +69,18 @@ class _Vault:
 
     def title(self, section: str) -> str:
         return self.titles.get(section, section.replace("-", " ").capitalize())
+
+
+T = TypeVar("T")
+S = TypeVar("S", EntrySession, CasterSession)
+
+
+def _by_session(pairs: list[tuple[T, S]]) -> dict[str, list[tuple[T, S]]]:
+    """``pairs`` (in order) by the session ID of their second member."""
+    found: dict[str, list[tuple[T, S]]] = {}
+    for pair in pairs:
+        found.setdefault(pair[1].session_id, []).append(pair)
+    return found
 
 
 def _units(units: list[UnitRange]) -> str:
@@ -93,13 +111,10 @@ def _session_note(vault: _Vault, session: RegistrySession) -> list[str]:
         lines += [f"Not published ({markdown_text(session.status)})."]
     lines.append("")
     lanes: dict[tuple[str, str], list[str]] = {}
-    for entry in vault.registry.entries:
-        for seen in entry.sessions:
-            if seen.session_id != sid:
-                continue
-            facts = "; ".join(_fact(vault, sid, seen.lane_id, r) for r in seen.records)
-            key = (entry.section, seen.lane_id)
-            lanes.setdefault(key, []).append(f"- {vault.entry_link(entry)}: {facts}")
+    for entry, seen in vault.named_in.get(sid, []):
+        facts = "; ".join(_fact(vault, sid, seen.lane_id, r) for r in seen.records)
+        key = (entry.section, seen.lane_id)
+        lanes.setdefault(key, []).append(f"- {vault.entry_link(entry)}: {facts}")
     for (section, lane_id), items in sorted(lanes.items()):
         lines += [f"## {vault.title(section)} (lane {markdown_text(lane_id)})", "", *items, ""]
     casts = _casts(vault, sid)
@@ -110,13 +125,8 @@ def _session_note(vault: _Vault, session: RegistrySession) -> list[str]:
 
 def _casts(vault: _Vault, sid: str) -> list[str]:
     lines: list[str] = []
-    for caster in vault.registry.casters:
-        spells = [
-            vault.evidence(sid, seen.lane_id, cast.record_id, cast.spell)
-            for seen in caster.sessions
-            if seen.session_id == sid
-            for cast in seen.casts
-        ]
+    for caster, seen in vault.cast_in.get(sid, []):
+        spells = [vault.evidence(sid, seen.lane_id, c.record_id, c.spell) for c in seen.casts]
         if spells:
             lines += [f"### {markdown_text(caster.caster)}", "", *(f"- {s}" for s in spells), ""]
     return lines
@@ -167,6 +177,8 @@ def vault_notes(
         {key: f"{SESSIONS}/{name}" for key, name in session_names.items()},
         entries,
         {s.session_id: s.report for s in registry.sessions if s.report is not None},
+        _by_session([(e, seen) for e in registry.entries for seen in e.sessions]),
+        _by_session([(c, seen) for c in registry.casters for seen in c.sessions]),
     )
     notes = {
         vault.sessions[s.session_id] + ".md": _session_note(vault, s) for s in registry.sessions
