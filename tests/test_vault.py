@@ -5,7 +5,6 @@ however the campaign grew."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,11 +45,8 @@ First seen: [[sessions/S3|S3]] \u00b7 last seen: [[sessions/S3|S3]] \u00b7 sessi
 def _batch(folder: Path, sessions: Sequence[str]) -> Path:
     """The batch of the fixture ``sessions`` into ``folder/out``; its registry file."""
     folder.mkdir(parents=True, exist_ok=True)
-    for session in sessions:
-        if not (folder / f"{session}.txt").exists():
-            shutil.copy(CAMPAIGN / f"{session}.txt", folder / f"{session}.txt")
-    rows = "".join(f"{session}.txt,text,{session}\n" for session in sessions)
-    (folder / "m.csv").write_text("transcript,format,document_id\n" + rows)
+    rows = [f"{CAMPAIGN / session}.txt,text,{session}" for session in sessions]
+    (folder / "m.csv").write_text("\n".join(["transcript,format,document_id", *rows, ""]))
     api.batch(None, folder / "m.csv", folder / "out", workers=1, glossary=GLOSSARY)
     return folder / "out" / REGISTRY_FILE
 
@@ -168,11 +164,8 @@ def test_an_edited_note_is_kept_without_force_and_replaced_with_it(tmp_path: Pat
 
 
 def test_batch_writes_the_vault_with_notes(tmp_path: Path) -> None:
-    for session in ("S1", "S2"):
-        shutil.copy(CAMPAIGN / f"{session}.txt", tmp_path / f"{session}.txt")
-    (tmp_path / "m.csv").write_text(
-        "transcript,format,document_id\nS1.txt,text,S1\nS2.txt,text,S2\n"
-    )
+    rows = "".join(f"{CAMPAIGN / session}.txt,text,{session}\n" for session in ("S1", "S2"))
+    (tmp_path / "m.csv").write_text("transcript,format,document_id\n" + rows)
     args = ["batch", str(tmp_path / "m.csv"), "--output-dir", str(tmp_path / "out")]
     run = invoke([*args, "--workers", "1", "--json", "--notes", str(tmp_path / "notes")])
     assert (run.status, run.stderr) == (0, "")
