@@ -687,11 +687,6 @@ def test_the_campaign_page_joins_the_sessions_and_links_to_their_records(
         page.screenshot(path=str(Path(folder) / "report-campaign-phone.png"), full_page=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the session page opens a record by its ID (#record=LANE:RECORD_ID) once the "
-    "vault branch's view.js is merged: then remove this mark",
-)
 def test_a_campaign_link_opens_the_session_page_at_its_record(
     page: Page, requests: Requests, campaign: Path
 ) -> None:

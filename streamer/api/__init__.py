@@ -13,6 +13,7 @@ once, in batches), ``outputs`` (publishing a result), ``evidence_context`` (``ev
 ``validation`` (``validate_bundle``, ``validate_registry``), ``reports`` (``report``),
 ``runs`` (``run``), ``batches`` (``batch``), ``campaigns`` (``campaign``),
 ``registries`` (``campaign_registry``), ``campaign_outputs`` (``campaign_folder``),
+``vault`` (``write_vault``),
 ``evaluation`` (``evaluate``, ``reference_from``) and ``evaluation_campaign``
 (``evaluate_campaign``). ``ExitStatus`` names what a
 command returns.
@@ -94,6 +95,7 @@ if TYPE_CHECKING:  # re-exported: ``name as name`` (isort would split these line
         import_formats as import_formats,
         import_transcript as import_transcript,
     )
+    from streamer.api.vault import VaultResult as VaultResult, write_vault as write_vault
     from streamer.api.validation import (
         BundleReport as BundleReport,
         RegistryReport as RegistryReport,
@@ -156,6 +158,8 @@ MODULE_OF = {
     "summarize": "streamer.api.evidence_context",
     "validate_bundle": "streamer.api.validation",
     "validate_registry": "streamer.api.validation",
+    "VaultResult": "streamer.api.vault",
+    "write_vault": "streamer.api.vault",
 }
 
 __all__ = sorted(MODULE_OF)

@@ -10,6 +10,7 @@ import typer
 from streamer import api
 from streamer.cli import options
 from streamer.cli.app import app
+from streamer.cli.notes_options import FORCE, NOTES, check_notes, write_notes
 from streamer.cli.progress import StatusLine, on_terminal
 from streamer.cli.receipts import print_result
 from streamer.cli.summary import batch_summary
@@ -62,6 +63,8 @@ def batch_command(
         show_default=False,
     ),
     glossary: Path | None = options.GLOSSARY,
+    notes: Path | None = NOTES,
+    force: bool = FORCE,
     lane: list[str] = options.LANE,
     model_url: str | None = options.MODEL_URL,
     model: str | None = options.MODEL,
@@ -70,11 +73,13 @@ def batch_command(
 ) -> None:
     """Run every session of MANIFEST as 'streamer run' does, in parallel; one summary line
     per session in DIR/batch.jsonl; a short summary on a terminal, else (or with --json)
-    one JSON receipt line on stdout; exit status 4 when a session failed.
+    one JSON receipt line on stdout; exit status 4 when a session failed. With --notes,
+    the campaign as a notes vault too (docs/campaign.md).
 
     Without --config every session runs with streamer run's built-in configuration: the
     built-in rules with no model; with a model server (--model-url and --model, or
     OPENAI_BASE_URL and OPENAI_MODEL) every kind's lane."""
+    check_notes(notes, force=force)
     with on_terminal(quiet, BatchLine) as progress:
         result = api.batch(
             config,
@@ -89,4 +94,5 @@ def batch_command(
             glossary=glossary,
             jobs=jobs,
         )
+    write_notes(output_dir, notes, force=force)
     print_result(result, lambda: batch_summary(result, str(output_dir)), as_json=as_json)

@@ -165,11 +165,13 @@ EXAMPLES = {
     "batch": (
         "streamer batch campaign.csv --output-dir out",
         "streamer batch --config streamer.yaml campaign.csv --output-dir out",
+        "streamer batch campaign.csv --output-dir out --notes notes/",
     ),
     "validate": ("streamer validate out/session", "streamer validate out/campaign.registry.json"),
     "campaign": (
         "streamer campaign out/",
         "streamer campaign --config streamer.yaml out/",
+        "streamer campaign out/ --notes notes/ --force",
     ),
     "report": (
         "streamer report out/session --output session.html",

@@ -5,17 +5,24 @@ own JSON bundle, ``JSON_BUNDLE``). The stage around it is generic: it reads and 
 lane outputs, makes one pass over the source (chunk map, evidence projection), stages a
 folder and publishes it atomically (``bundle_publication``); the module only writes the
 documents. ``OUTPUTS`` is the registry.
+
+The group also holds campaign outputs (``CampaignOutput``): what writes something of a
+whole ``streamer batch`` output folder from its campaign registry (``notes``: the notes
+vault, ``--notes DIR``). ``OUTPUTS`` names and gives the bundle modules alone,
+``CAMPAIGN_OUTPUTS`` the campaign outputs alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
 
+from streamer.framework.errors.safe_text import quoted
 from streamer.framework.evidence.projector import ProjectedEvidence
 from streamer.framework.kinds.lane_outputs import LaneOutput
-from streamer.framework.plugins.entry_points import OUTPUTS_GROUP, Plugins, named
+from streamer.framework.plugins.entry_points import OUTPUTS_GROUP, PluginError, Plugins, named
 from streamer.framework.source.reader import DocumentIdentity
 from streamer.output.bundle_documents import write_bundle
 from streamer.output.bundle_publication import StagedBundle
@@ -56,4 +63,62 @@ JSON_BUNDLE = OutputModule(
 )
 
 
-OUTPUTS: Plugins[OutputModule] = Plugins(OUTPUTS_GROUP, "output module", named(OutputModule))
+class CampaignWriter(Protocol):
+    """``write(registry, destination, force=...)``: the output of the campaign registry
+    file ``registry`` into ``destination`` (a folder or file of its own); ``force``: replace
+    what a person changed there. Returns what it did (a receipt, ``Receipted``)."""
+
+    def __call__(self, registry: Path, destination: Path, *, force: bool) -> Receipted: ...
+
+
+class Receipted(Protocol):
+    def receipt(self) -> dict[str, object]: ...
+
+
+@dataclass(frozen=True)
+class CampaignOutput:
+    """One campaign output: ``name`` (the entry point's name), ``summary`` and ``write``."""
+
+    name: str
+    summary: str
+    write: CampaignWriter
+
+
+def _output(name: str, loaded: Any) -> OutputModule | CampaignOutput:
+    if isinstance(loaded, CampaignOutput):
+        return named(CampaignOutput)(name, loaded)
+    return named(OutputModule)(name, loaded)
+
+
+_ALL: Plugins[OutputModule | CampaignOutput] = Plugins(OUTPUTS_GROUP, "output module", _output)
+M = TypeVar("M", OutputModule, CampaignOutput)
+
+
+@dataclass(frozen=True)
+class OutputsOf(Generic[M]):
+    """The plugins of ``streamer.outputs`` that are ``cls`` instances (``names`` imports
+    the group's plugins: streamer's own are light)."""
+
+    cls: type[M]
+    what: str
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name in _ALL.names() if isinstance(_ALL.get(name), self.cls))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.names()
+
+    def get(self, name: str, where: str = "") -> M:
+        if name not in self:
+            known = self.names()
+            raise PluginError(
+                f"{where}unknown {self.what} {quoted(name)}",
+                hint=f"{self.what}s: " + ", ".join(known) if known else "none is installed",
+            )
+        found = _ALL.get(name)
+        assert isinstance(found, self.cls)
+        return found
+
+
+OUTPUTS: OutputsOf[OutputModule] = OutputsOf(OutputModule, "output module")
+CAMPAIGN_OUTPUTS: OutputsOf[CampaignOutput] = OutputsOf(CampaignOutput, "campaign output")

@@ -27,6 +27,9 @@
     const text = params.toString();
     return text ? "#" + text : "";
   }
+  function recordOfId(lane, id) {
+    return lane.idColumn ? lane.records.findIndex(function (record) { return record[lane.idColumn] === id; }) : -1;
+  }
   function laneIndex(id) { return lanes.findIndex(function (lane) { return lane.id === id; }); }
   function fromFragment(hash) {
     const params = new URLSearchParams(hash.replace(/^#/, ""));
@@ -34,7 +37,9 @@
     const record = params.get("record");
     if (record) {
       const at = record.lastIndexOf(":");
-      const l = laneIndex(record.slice(0, at)), r = Number(record.slice(at + 1)) - 1;
+      const l = laneIndex(record.slice(0, at)), key = record.slice(at + 1);
+      // lane:N (the Nth record) or lane:RECORD_ID (the record of that ID: notes link so)
+      const r = /^[0-9]+$/.test(key) || l < 0 ? Number(key) - 1 : recordOfId(lanes[l], key);
       if (l >= 0 && Number.isInteger(r) && r >= 0 && r < lanes[l].records.length) next.selected = { lane: l, record: r };
     }
     next.query = (params.get("q") || "").trim().toLowerCase();
