@@ -191,3 +191,27 @@ def test_a_form_is_a_whole_word_an_apostrophe_inside_a_word_too() -> None:
     matcher = FormMatcher.of({"Vax": "Vax", "Gilmore": "Gilmore", "Kima": "Kima"})
     assert matcher.named("Vax'ildan and Tal'Vax") == []
     assert matcher.named("Gilmore's shop, 'Kima', Vax.") == ["Gilmore", "Kima", "Vax"]
+
+
+def test_the_party_s_group_its_players_and_things_of_the_game_are_no_npcs() -> None:
+    # Each line a kind of mistake the dev set showed, said twice so that it would count.
+    lines = [
+        ("MATT", "Our intrepid band of adventurers, Vox Machina, rests. Go, Vox Machina!"),
+        ("MATT", "So Laura texts us. Say hi to Laura, she is watching."),
+        ("LIAM", "I shuttle arcane energy into my Transmuter's Stone."),
+        ("MATT", "Your Transmuter's Stone glows."),
+        ("MATT", "The Herald nods. You follow the Herald inside."),
+        ("MARISHA", "I use Grasping Vine on him."),
+        ("MATT", "Roll for Grasping Vine then."),
+        ("SAM", "I say in Thieves' Cant, hello."),
+        ("MATT", "He answers in Thieves' Cant."),
+        ("MATT", "The Starosta waits. Then on behalf of the Starosta, I thank you."),
+        ("MATT", "You meet Ivo Gearwright, and Gearwright nods. You thank Ivo Gearwright."),
+        ("MATT", "He hands you a Gearwright Sparkcannon."),
+    ]
+    found = classify(surveyed(lines), {"LAURA": "Jester Lavorre"}, {})
+    assert found == WorldNames(
+        npcs={"Gearwright": "Ivo Gearwright", "Ivo Gearwright": "Ivo Gearwright"},
+        places={},
+        short=frozenset({"Gearwright"}),
+    )

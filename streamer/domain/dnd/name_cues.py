@@ -67,7 +67,7 @@ PLACE_WORDS = _words(
 # Languages (and the demonyms said as one: "Dwarven").
 LANGUAGES = _words(
     "Abyssal Celestial Common Draconic Druidic Dwarven Dwarvish Elven Elvish Giant "
-    "Gnomish Goblin Halfling Infernal Orc Primordial Sylvan Undercommon Zemnian"
+    "Gnomish Goblin Halfling Infernal Orc Primordial Sylvan Thieves Undercommon Zemnian"
 )
 # Capitalized words that are no name of the world: days, months, oaths, interjections,
 # forms of address, the show, alignments, abilities and skills.
@@ -92,5 +92,14 @@ GAME_TERMS = _terms(
     "Favored Enemy|Flurry of Blows|Font of Magic|Game Master|Great Weapon Master|"
     "Hexblade's Curse|Hit Points|Lay on Hands|Patient Defense|Primal Fury|Quickened Spell|"
     "Reckless Attack|Relentless Endurance|Saving Throw|Second Wind|Sneak Attack|"
-    "Sorcery Points|Stunning Strike|Turn Undead|Twinned Spell|Uncanny Dodge|Wild Shape"
+    "Sorcery Points|Stunning Strike|Turn Undead|Twinned Spell|Uncanny Dodge|Wild Shape|"
+    # Class features and spells of the other rule books (not in the SRD's catalogs).
+    "Absorb Elements|Arcane Ward|Booming Blade|Chaos Bolt|Divine Fury|Grasping Vine|"
+    "Green-Flame Blade|Healing Spirit|Ice Knife|Sapping Sting|Tides of Chaos|"
+    "Unarmored Defense|Wild Magic|Zephyr Strike"
 )
+# The party's own group names: the players' table, no place or person of the story.
+PARTY_GROUPS = _terms("Vox Machina|Mighty Nein")
+# Before a thing someone has ("my Transmuter's Stone", "your Magician's Judge"): an item
+# or a feature, when said so at least half the time.
+POSSESSIVES = _words("my your his her their our its")

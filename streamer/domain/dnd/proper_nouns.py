@@ -175,7 +175,8 @@ REAL_WORLD = _words(
     "streaming livestream merch merchandise subscribe subscribers subscription tickets "
     "panel convention website tweet twitter instagram reddit patreon fans fan artist "
     "charity donate donations donation promo giveaway discount videos video online "
-    "internet netflix album movie tv chatroom channel audience viewers"
+    "internet netflix album movie tv chatroom channel audience viewers actor actors actress "
+    "toys cosplay costume series sequel gameplay"
 )
 REAL_WORLD_NAMES = frozenset(
     ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
@@ -187,7 +188,8 @@ TITLES = _words(
     "Miss Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff "
     "Brother Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor "
     "Doctor Dr Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
-    "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand Keeper"
+    "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand Keeper "
+    "Starosta"
 )
 # Words that open a sentence before a name: never part of it.
 OPENERS = _words(

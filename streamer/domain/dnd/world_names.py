@@ -25,12 +25,14 @@ from streamer.domain.dnd.name_cues import (
     GAME_TERMS,
     LANGUAGES,
     NOT_NAMES,
+    PARTY_GROUPS,
     PERSON_AFTER,
     PERSON_BEFORE,
     PLACE_AFTER,
     PLACE_BEFORE,
     PLACE_OF,
     PLACE_WORDS,
+    POSSESSIVES,
 )
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
 from streamer.domain.dnd.spell_catalog import srd_spells
@@ -125,6 +127,8 @@ def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
             for longer in holders.get(name, [])
             if own in (None, _kind(names[longer], [longer], gm) or "npc")
         ]
+        if len(holding) > 1:  # "Cleff Tinkertop", not "Tinkertop Boltblaster" said once
+            holding = [longer for longer in holding if names[longer].said >= 2]
         if len(holding) == 1:
             groups[holding[0]].forms.append(name)
         else:
@@ -167,7 +171,8 @@ def classify(
 ) -> WorldNames:
     """Rules 1 to 5 over the whole session's counts."""
     gm = game_master(survey, party)
-    labels = {name_key(word) for who in survey.speakers for word in who.split()}
+    speakers = [*survey.speakers, *party]  # the players, even those absent this session
+    labels = {name_key(word) for who in speakers for word in who.split()}
     party_keys = {name_key(character) for character in party.values()}
     party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
     npcs: dict[str, str] = {}
@@ -180,7 +185,7 @@ def classify(
             continue
         common = any(survey.lower[word.lower()] for word in group.name.split())
         kind = _kind(group.counts, group.forms, gm, common)
-        if kind == "npc" and _family(group.name, survey):
+        if kind == "npc" and (_family(group.name, survey) or _role(group)):
             continue
         name = _canonical(group, glossary)
         target = npcs if kind == "npc" else places if kind == "place" else None
@@ -223,10 +228,24 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
             return False
         if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES or form in GAME_TERMS:
             return False
+        if form in PARTY_GROUPS:
+            return False
+    owned = sum(n for word, n in counts.before.items() if word in POSSESSIVES)
+    if owned * 2 >= counts.said:  # "my Transmuter's Stone": an item or a feature
+        return False
     if all(survey.lower[word.lower()] * 2 >= counts.said for word in group.name.split()):
         return False
     plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
     return not (plural and counts.before["the"] * 2 >= counts.said)
+
+
+def _role(group: _Group) -> bool:
+    """Rule 4: one word said after "the" at least half the time ("the Herald") is a role
+    or a thing, no personal name."""
+    counts = group.counts
+    return (
+        len(group.forms) == 1 and " " not in group.name and counts.before["the"] * 2 >= counts.said
+    )
 
 
 def _family(name: str, survey: NameSurvey) -> bool:
