@@ -154,3 +154,57 @@ def test_ids_sort_by_utf16_code_units_as_a_browser_sorts() -> None:
     marks = {"\U0001f600": Mark("accepted"), "\uff5e": Mark("rejected")}
     ordered = Review("d", DIGEST, marks).ordered()
     assert ordered == ["\U0001f600", "\uff5e"]  # a surrogate pair sorts before U+FF5E
+
+
+def embedded_review(page: bytes) -> object:
+    data = page.split(b'id="report-data">', 1)[1].split(b"</script>", 1)[0]
+    return orjson.loads(data).get("review")
+
+
+def test_the_report_reads_the_review_beside_the_bundle_and_reports_stale_ids(
+    bundle: Path, tmp_path: Path
+) -> None:
+    plain = invoke(["report", str(bundle), "--output", str(tmp_path / "plain.html")])
+    assert (plain.status, plain.stderr) == (0, "")
+    assert embedded_review((tmp_path / "plain.html").read_bytes()) is None
+    marks = {"spell-2": Mark("rejected", "secret words"), "spell-77": Mark("accepted")}
+    review_path(bundle).write_bytes(review_bytes(Review("demo-slayers-take", DIGEST, marks)))
+    page = tmp_path / "page.html"
+    shown = invoke(["report", str(bundle), "--output", str(page), "--canon"])
+    assert shown.status == 0
+    assert shown.stderr == (
+        f"streamer: warning: {review_path(bundle)}: 1 reviewed record is no longer in the "
+        "bundle: spell-77\n"
+    )
+    assert embedded_review(page.read_bytes()) == {
+        "canon": True,
+        "marks": {
+            "spell-2": {"verdict": "rejected", "note": "secret words"},
+            "spell-77": {"verdict": "accepted"},
+        },
+        "stale": ["spell-77"],
+    }
+    # --review FILE: the same page as the file beside the bundle
+    moved = tmp_path / "elsewhere.json"
+    review_path(bundle).rename(moved)
+    given = tmp_path / "given.html"
+    again = invoke(
+        ["report", str(bundle), "--output", str(given), "--canon", "--review", str(moved)]
+    )
+    assert again.stderr.startswith(f"streamer: warning: {moved}: 1 reviewed record")
+    assert given.read_bytes() == page.read_bytes()
+
+
+def test_the_report_refuses_a_review_of_another_bundle(bundle: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_bytes(review_bytes(Review("elsewhere", DIGEST, {"x": Mark("rejected", "psst")})))
+    result = invoke(
+        ["report", str(bundle), "--output", str(tmp_path / "p.html"), "--review", str(other)]
+    )
+    assert result.status == 3
+    assert result.stderr.splitlines()[0].partition(" (hint: ")[0] == (
+        f"streamer: error: --review {other} reviews another bundle than {bundle} "
+        "(its document ID or semantic digest differs)"
+    )
+    assert "psst" not in result.stderr
+    assert not (tmp_path / "p.html").exists()

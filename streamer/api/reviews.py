@@ -36,7 +36,14 @@ from streamer.validation.review import (
     review_path,
 )
 
-__all__ = ["ReviewResult", "bundle_record_ids", "load_review", "review", "review_path"]
+__all__ = [
+    "ReviewResult",
+    "bundle_record_ids",
+    "load_review",
+    "page_review",
+    "review",
+    "review_path",
+]
 
 
 @dataclass(frozen=True)
@@ -174,3 +181,28 @@ def review(
     return ReviewResult(
         path, verdicts.count(ACCEPTED), verdicts.count(REJECTED), tuple(result.stale(known))
     )
+
+
+def page_review(
+    bundle_dir: str | os.PathLike[str],
+    review_file: str | os.PathLike[str] | None,
+    registry: ArtifactKindRegistry,
+    *,
+    canon: bool = False,
+) -> dict[str, Any] | None:
+    """The review as the session page holds it (``streamer.report.writer``'s ``review``):
+    whether unreviewed records are marked (``canon``), the marks, and the reviewed IDs no
+    longer in the (valid) bundle; ``None`` without a review or ``canon`` (the page starts
+    with no marks). The page does not depend on the bundle folder's name: its download is
+    named for the bundle's document ID."""
+    folder = Path(bundle_dir)
+    loaded = load_review(folder, review_file)
+    if loaded is None and not canon:
+        return None
+    marks = {} if loaded is None else loaded.to_json()["records"]
+    stale = [] if loaded is None else loaded.stale(bundle_record_ids(folder, registry))
+    return {
+        "canon": canon,
+        "marks": marks,
+        "stale": stale,
+    }
