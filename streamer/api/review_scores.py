@@ -24,10 +24,7 @@ from typing import Any
 import orjson
 
 from streamer.api.config import default_registry
-from streamer.api.reviews import bundle_record_ids, load_review
-from streamer.api.validation import validate_bundle
-from streamer.framework.errors.safe_text import shown_path
-from streamer.framework.errors.types import InputError
+from streamer.api.reviews import bundle_record_ids, load_review, require_valid
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.validation.review import ARTIFACT_KIND, Review
@@ -141,12 +138,7 @@ def review_scores(
     """The scores of the bundle in ``bundle_dir`` against the review ``review_file``."""
     folder = Path(bundle_dir)
     registry = registry or default_registry()
-    checked = validate_bundle(folder, registry)
-    if not checked.valid:
-        raise InputError(
-            f"bundle {shown_path(folder)} is not valid: {checked.problems[0]}",
-            hint=f"'streamer validate {shown_path(folder)}' lists every problem",
-        )
+    require_valid(folder, registry)
     review = load_review(folder, review_file)
     assert review is not None  # a given file is read or refused
     rows = _lane_rows(folder, review, registry)

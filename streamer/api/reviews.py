@@ -66,6 +66,17 @@ class ReviewResult:
         }
 
 
+def require_valid(folder: Path, registry: ArtifactKindRegistry) -> None:
+    """Raise ``InputError`` naming the first problem when the bundle in ``folder`` is not
+    valid (as ``validate_bundle`` checks it)."""
+    checked = validate_bundle(folder, registry)
+    if not checked.valid:
+        raise InputError(
+            f"bundle {shown_path(folder)} is not valid: {checked.problems[0]}",
+            hint=f"'streamer validate {shown_path(folder)}' lists every problem",
+        )
+
+
 def _index_source(folder: Path) -> dict[str, Any]:
     source: dict[str, Any] = orjson.loads((folder / INDEX_FILE).read_bytes())["source"]
     return source
@@ -157,12 +168,7 @@ def review(
     ``ConfigurationError``; an invalid bundle, or a review of another bundle, ``InputError``."""
     folder = Path(bundle_dir)
     registry = registry or default_registry()
-    checked = validate_bundle(folder, registry)
-    if not checked.valid:
-        raise InputError(
-            f"bundle {shown_path(folder)} is not valid: {checked.problems[0]}",
-            hint=f"'streamer validate {shown_path(folder)}' lists every problem",
-        )
+    require_valid(folder, registry)
     known = bundle_record_ids(folder, registry)
     named = [
         *(("--accept", i) for i in accept),
