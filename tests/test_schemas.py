@@ -37,6 +37,7 @@ SCHEMAS = REPO / "streamer" / "output" / "schemas"
 GENERIC = [
     "notarius.evaluation.reference",
     "notarius.output.index",
+    "notarius.review",
     "notarius.source.chunk_map",
     "notarius.source.evidence_context",
     "streamer.campaign.registry",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -14,6 +15,7 @@ import orjson
 from streamer.api.config import default_registry
 from streamer.api.evaluation import unit_positions, work_source
 from streamer.api.output_destinations import WriteTarget, check_output_destination, publish_to
+from streamer.api.reviews import page_review
 from streamer.api.validation import validate_bundle
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, InputError
@@ -145,6 +147,8 @@ def report(
     registry: ArtifactKindRegistry | None = None,
     run: RunNotes | None = None,
     source: str | os.PathLike[str] | AcceptedSource | None = None,
+    review: str | os.PathLike[str] | None = None,
+    canon: bool = False,
 ) -> ReportSummary:
     """Write the report of the bundle in ``bundle_dir`` to ``output`` (a path, published
     atomically and owner-only, ``-`` or a binary stream).
@@ -157,6 +161,10 @@ def report(
     ``InputError`` (exit status 3) naming its first problem, and nothing is written. The
     page's evidence is what that check read of the evidence document (one reading).
     ``registry``: the kinds of its lanes (default: every installed kind, as for ``bundle``).
+    ``review``: the game master's review file (default: ``<bundle>.review.json`` beside
+    the bundle, when it is there; ``api.reviews``): rejected records struck through, and
+    with ``canon`` the records not reviewed marked; the summary's ``stale_reviews`` names
+    the reviewed IDs no longer in the bundle.
     """
     if isinstance(output, (str, os.PathLike)):
         check_output_destination(output)
@@ -177,6 +185,7 @@ def report(
                 f"bundle {shown_path(folder)} is not valid ({problems}): {checked.problems[0]}",
                 hint=f"'streamer validate {shown_path(folder)}' lists every problem",
             )
+        shown_review = page_review(folder, review, registry, canon=canon)
         if glossary is None:
             party = bundle_party(folder, registry)
         else:  # the glossary's party in the bundle's session (the first: checked early)
@@ -195,9 +204,11 @@ def report(
                     evidence=evidence,
                     run=run,
                     positions=_positions_in(folder, source),
+                    review=shown_review,
                 )
             ),
         )
     finally:
         evidence.close()
-    return summary[0]
+    stale = () if shown_review is None else tuple(shown_review["stale"])
+    return dataclasses.replace(summary[0], stale_reviews=stale)

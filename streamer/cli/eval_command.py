@@ -13,6 +13,7 @@ import orjson
 import typer
 
 from streamer import api
+from streamer.api.review_scores import is_review, review_scores
 from streamer.cli.app import CommandFailed, app
 from streamer.evaluation.gate import Floors, parse_floors
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
@@ -30,7 +31,8 @@ def eval_command(
     reference: Path | None = typer.Argument(
         None,
         metavar="[REFERENCE]",
-        help="The reference file (schema notarius.evaluation.reference), or for a campaign "
+        help="The reference file (schema notarius.evaluation.reference), or a game master's "
+        "review (notarius.review: precision over the reviewed records), or for a campaign "
         "the folder of references, one a session.",
     ),
     json_: bool = typer.Option(
@@ -96,6 +98,15 @@ def eval_command(
             "give a BUNDLE and a REFERENCE (--output goes with --reference-from)",
             hint="streamer eval --help",
         )
+    if reference.is_file() and is_review(reference):
+        if min_precision or min_recall or source is not None or glossary is not None:
+            raise ConfigurationError(
+                "a review as REFERENCE takes no floors, --source or --glossary",
+                hint="docs/evaluation.md: the game master's review",
+            )
+        scores = review_scores(bundle, reference)
+        typer.echo(orjson.dumps(scores.to_json()).decode() if json_ else scores.table(), nl=json_)
+        return
     floors = Floors(
         parse_floors("--min-precision", min_precision), parse_floors("--min-recall", min_recall)
     )

@@ -125,7 +125,7 @@ COMMAND_GROUPS = (
         "Stages, one at a time (what run does)",
         ("import", "chunk", "extract", "normalize", "evidence", "bundle", "batch"),
     ),
-    ("Consumers of a bundle", ("validate", "report", "campaign", "eval", "schema")),
+    ("Consumers of a bundle", ("validate", "report", "review", "campaign", "eval", "schema")),
 )
 
 
@@ -176,6 +176,10 @@ EXAMPLES = {
     "report": (
         "streamer report out/session --output session.html",
         "streamer report out/session > session.html",
+    ),
+    "review": (
+        "streamer review out/session --accept npc-0001 --reject spell-0003",
+        "streamer review out/session --reject npc-0002 --note npc-0002 'a misheard name'",
     ),
     "eval": (
         "streamer eval out/session reference.json",
@@ -230,6 +234,7 @@ COMMAND_MODULES = {
     "import": "import_command",
     "normalize": "normalize_command",
     "report": "report_command",
+    "review": "review_command",
     "run": "run_command",
     "schema": "schema_command",
     "validate": "validate_command",

@@ -9,8 +9,10 @@ from pathlib import Path
 import typer
 
 from streamer import api
+from streamer.api.reviews import review_path
 from streamer.cli.app import app
 from streamer.cli.receipts import print_receipt
+from streamer.cli.review_warning import stale_line
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError
 
@@ -50,6 +52,17 @@ def report_command(
         "it is there.",
         show_default=False,
     ),
+    review: Path | None = typer.Option(
+        None,
+        "--review",
+        metavar="FILE",
+        help="The game master's review (streamer review); default: BUNDLE_DIR.review.json "
+        "beside the bundle, when it is there. Rejected records are struck through.",
+        show_default=False,
+    ),
+    canon: bool = typer.Option(
+        False, "--canon", help="Mark the records the review has not accepted or rejected."
+    ),
     campaign: Path | None = typer.Option(
         None,
         "--campaign",
@@ -63,7 +76,7 @@ def report_command(
     the evidence they cite, a timeline, search, filters and sorting. It holds transcript
     text: keep it as the bundle."""
     if campaign is not None:
-        given = (bundle_dir, output, title, rejections, source)
+        given = (bundle_dir, output, title, rejections, source, review)
         if any(value is not None for value in given):
             raise ConfigurationError(
                 "--campaign takes no BUNDLE_DIR, --output, --title, --rejections or --source",
@@ -83,11 +96,16 @@ def report_command(
                 ".html (or --output - to print it here)",
             )
         output = "-"
-    api.report(
+    shown = api.report(
         bundle_dir,
         output=output,
         title=title,
         glossary=glossary,
         rejections=rejections,
         source=source,
+        review=review,
+        canon=canon,
     )
+    if shown.stale_reviews:
+        where = review if review is not None else review_path(bundle_dir)
+        typer.echo(stale_line(shown.stale_reviews, str(where)), err=True)

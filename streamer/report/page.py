@@ -36,6 +36,7 @@ SCRIPT_MODULES = (
     "evidence.js",
     "record_view.js",
     "view.js",
+    "review.js",
     "main.js",
 )
 

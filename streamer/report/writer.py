@@ -11,6 +11,9 @@ The data is one JSON object (made safe for ``<script>`` piece by piece)::
      "run": null, or what the run knows that the bundle does not (``RunNotes``):
             {"notes": {lane_id: why its rules could find nothing}, "not_run": [lane, ...],
              "not_run_why": what would add them, or null},
+     "review": absent without a review or --canon, else the game master's review
+               (``streamer.api.reviews.page_review``):
+               {"canon", "marks": {record ID: {"verdict", "note"?}}, "stale"},
      "lanes": [lane tables, in index.json order; each with "at": null, or per record the
                source position of the first unit it cites, or null],
      "evidence": null when the bundle has no evidence context, else
@@ -74,6 +77,7 @@ class ReportSummary:
     evidence: bool
     contexts: int
     units: int
+    stale_reviews: tuple[str, ...] = ()  # reviewed record IDs no longer in the bundle
 
 
 def _json(value: Any) -> bytes:
@@ -95,6 +99,7 @@ def write_report(
     rejections: Mapping[str, Mapping[str, int]] | None = None,
     run: RunNotes | None = None,
     positions: Callable[[set[str]], Mapping[str, int] | None] | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
     document's rows and heads as the caller's validation of the bundle read them
@@ -132,6 +137,8 @@ def write_report(
         }
     out.write(b',"rejections":' + _json(shown_rejections))
     out.write(b',"run":' + _json(None if run is None else run.to_json()))
+    if review is not None:
+        out.write(b',"review":' + _json(review))
     out.write(b',"lanes":[' + b",".join(_json(table.to_json()) for table in tables) + b"]")
     out.write(b',"evidence":')
     descriptor = index.get(evidence_context.DESCRIPTOR)

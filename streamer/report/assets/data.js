@@ -41,6 +41,7 @@
       notes: raw.run ? raw.run.notes : {},
       notRun: raw.run ? raw.run.not_run : [],
       notRunWhy: raw.run ? raw.run.not_run_why : null,
+      review: raw.review || null, // the game master's review (review.js), when given
       lanes: raw.lanes.map(unpackLane),
       hasEvidence: evidence !== null,
       allowlist: new Set(evidence ? evidence.lanes : []),

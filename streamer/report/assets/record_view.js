@@ -11,6 +11,7 @@
     ]);
     title.appendChild(button("show-all", "show all", function () { go({ selected: null }, true); }));
     viewBox.appendChild(title);
+    viewBox.appendChild(reviewControls(l, r));
     const spans = resolved[l][r];
     const byContext = new Map(); // context index -> the spans the record cites in it
     lane.references[r].forEach(function (reference, k) {

@@ -59,6 +59,7 @@
     row.dataset.record = String(r);
     row.tabIndex = 0;
     if (state.selected && state.selected.lane === l && state.selected.record === r) row.classList.add("selected");
+    reviewRow(row, l, r);
     row.addEventListener("click", function () { select(l, r); });
     row.addEventListener("keydown", function (event) {
       if (event.target === row && (event.key === "Enter" || event.key === " ")) { event.preventDefault(); select(l, r); }
