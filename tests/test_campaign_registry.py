@@ -22,7 +22,8 @@ from streamer.output.campaign_registry import (
     report_link,
 )
 from streamer.output.schema_catalog import load_schema
-from tests.registry_support import write_bundle, write_lines
+from streamer.validation.review import ACCEPTED, REJECTED, Mark, Review, review_bytes, review_path
+from tests.registry_support import DIGEST, write_bundle, write_lines
 
 S1: dict[str, Any] = {
     "npcs": [
@@ -218,3 +219,18 @@ def test_same_sessions_same_bytes_whatever_the_order(
     root = _shuffled_campaign(tmp_path_factory.mktemp("c"), rnd)
     assert campaign_registry(root, glossary=glossary).path.read_bytes() == expected
     assert b'"npc-c1"' in expected  # S3's "Pumat" joined Pumat Sol's entry
+
+
+def test_a_record_the_review_rejects_stays_out_of_the_registry(tmp_path: Path) -> None:
+    root = _campaign(tmp_path / "out", {"S1": S1, "S2": S2})
+    marks = {"npc-b1": Mark(REJECTED, None), "place-b1": Mark(ACCEPTED, "the inn")}
+    review = Review("S2", DIGEST, marks)
+    review_path(root / "S2").write_bytes(review_bytes(review))
+    campaign_registry(root, glossary=_glossary(tmp_path))
+    data = orjson.loads((root / REGISTRY_FILE).read_bytes())
+    entries = {entry["entry_id"]: entry for entry in data["entries"]}
+    # Pumat Sol is cited by S1 alone; the accepted tavern keeps both sessions
+    assert [s["session_id"] for s in entries["npcs/pumat-sol"]["sessions"]] == ["S1"]
+    assert entries["npcs/pumat-sol"]["last_session"] == "S1"
+    tavern = entries["places/iron-hearth-tavern"]
+    assert [s["session_id"] for s in tavern["sessions"]] == ["S1", "S2"]

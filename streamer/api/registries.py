@@ -21,6 +21,7 @@ from pathlib import Path
 import msgspec
 
 from streamer.api.config import default_registry
+from streamer.api.reviews import load_review
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.names import name_key
@@ -112,16 +113,21 @@ def registry_names(terms: Glossary) -> RegistryNames:
 
 
 def session_sources(root: Path, lines: Collection[BatchLine]) -> list[SessionSource]:
+    """The sessions ``lines`` lists, each with the records its review rejects (the game
+    master's review beside its bundle, ``streamer review``): those stay out of the
+    registry, and so out of the campaign page and the vault."""
     sources = []
     for line in lines:
         published = line.status in _COMPLETE and (root / line.document_id / "index.json").is_file()
         report = f"{line.document_id}.html"
+        review = load_review(root / line.document_id) if published else None
         sources.append(
             SessionSource(
                 line.document_id,
                 line.status,
                 line.document_id if published else None,
                 report if published and (root / report).is_file() else None,
+                frozenset() if review is None else review.rejected_ids(),
             )
         )
     return sources

@@ -69,6 +69,7 @@ class SessionSource:
     status: str
     bundle: str | None
     report: str | None
+    rejected: frozenset[str] = frozenset()  # the record IDs the game master's review rejects
 
 
 @dataclass
@@ -102,9 +103,12 @@ def _units(kind: ArtifactKind[Any], record: Any) -> list[UnitRange]:
     return [(ref.start_unit_id, ref.end_unit_id) for ref in kind.evidence(record)]
 
 
-def _read_bundle(folder: Path, registry: ArtifactKindRegistry) -> _Found:
-    """The entries and casts of the bundle in ``folder`` (``LaneOutputError``,
-    ``OSError`` or ``orjson.JSONDecodeError`` when it cannot be read)."""
+def _read_bundle(
+    folder: Path, registry: ArtifactKindRegistry, rejected: frozenset[str] = frozenset()
+) -> _Found:
+    """The entries and casts of the bundle in ``folder``, but the records ``rejected``
+    (``LaneOutputError``, ``OSError`` or ``orjson.JSONDecodeError`` when it cannot be
+    read)."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     found = _Found()
     for descriptor in sorted(index["lanes"], key=lambda lane: str(lane["lane_id"])):
@@ -120,6 +124,8 @@ def _read_bundle(folder: Path, registry: ArtifactKindRegistry) -> _Found:
         for record in output.records:
             record_id = kind.record_id(record)
             assert record_id is not None
+            if record_id in rejected:
+                continue
             if isinstance(spec, CampaignEntries):
                 value = getattr(record, spec.name_member)
                 cited = CitedRecord(record_id, value, _units(kind, record))
@@ -154,7 +160,7 @@ class RegistryBuilder:
         status, found = session.status, None
         if session.bundle is not None:
             try:
-                found = _read_bundle(self._root / session.bundle, self._kinds)
+                found = _read_bundle(self._root / session.bundle, self._kinds, session.rejected)
             except (OSError, LaneOutputError, orjson.JSONDecodeError, KeyError, TypeError):
                 status = "unreadable"
             else:

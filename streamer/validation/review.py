@@ -70,6 +70,9 @@ class Review:
         mark = self.marks.get(record_id)
         return mark is not None and mark.verdict == REJECTED
 
+    def rejected_ids(self) -> frozenset[str]:
+        return frozenset(key for key, mark in self.marks.items() if mark.verdict == REJECTED)
+
     def unreviewed(self, record_id: str) -> bool:
         return record_id not in self.marks
 
