@@ -10,7 +10,7 @@ from pathlib import Path
 from streamer import api
 from streamer.api.estimate import estimate
 from tests.model_server import Recorder
-from tests.test_model_server import crd3_slice, server, write_config
+from tests.test_model_server import LANES, crd3_slice, server, write_config
 
 __all__ = ["crd3_slice", "server"]  # the real server's fixtures, shared
 
@@ -24,8 +24,8 @@ def test_the_estimate_counts_with_the_servers_tokenizer(
     exchanges = server.take()
     counts = [len(e.answer["tokens"]) for e in exchanges if "input" in e.body and e.answer]
     chats = [e for e in exchanges if "messages" in e.body]
-    assert (found.chunks, found.requests, found.counted_by) == (1, 6, "server")
-    assert found.prompt_tokens == sum(counts) and len(counts) == 6
+    assert (found.chunks, found.requests, found.counted_by) == (1, len(LANES), "server")
+    assert found.prompt_tokens == sum(counts) and len(counts) == len(LANES)
     assert len(chats) == len(found.probe_seconds) == 2
     for chat, count in zip(chats, counts[:2], strict=True):
         # the server's usage adds the chat template's few tokens a message to the text
