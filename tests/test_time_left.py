@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from streamer.cli.progress import RunProgress
 from streamer.cli.time_left import MIN_ANSWERS, WINDOW, TimeLeft, seconds_left, spoken
+from tests.test_progress import Clock
 
 
 def reference(times: list[float], left: int) -> float | None:
@@ -74,14 +75,6 @@ def test_spoken() -> None:
         "1 h left",
         "1 h 5 min left",
     ]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_the_run_line_shows_chunks_and_the_time_left() -> None:
