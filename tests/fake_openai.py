@@ -31,6 +31,7 @@ class Reply:
     usage: dict[str, int] | None = field(
         default_factory=lambda: {"prompt_tokens": 100, "completion_tokens": 10}
     )
+    timings: dict[str, float] | None = None  # llama.cpp's ``timings``, when given
     drop: bool = False  # close the connection without answering
     wait: threading.Event | None = None  # answer only once this is set
     hang: bool = False  # never answer (until the server stops)
@@ -79,14 +80,21 @@ def completion(reply: Reply) -> bytes:
     }
     if reply.usage is not None:
         data["usage"] = reply.usage
+    if reply.timings is not None:
+        data["timings"] = reply.timings
     return json.dumps(data).encode()
 
 
 class FakeServer:
     """``base_url`` is the ``/v1`` root; ``requests`` every request received, in order."""
 
-    def __init__(self, script: Callable[[Request], Reply]) -> None:
+    def __init__(
+        self, script: Callable[[Request], Reply], props: dict[str, Any] | None = None
+    ) -> None:
+        """``props``: what ``GET /props`` answers, as llama.cpp's server (else a 404)."""
         self.script = script
+        self.props = props
+        self.gets: list[str] = []
         self.requests: list[Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -99,6 +107,16 @@ class FakeServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                fake.gets.append(self.path)
+                found = self.path == "/props" and fake.props is not None
+                data = json.dumps(fake.props if found else {"error": "not found"}).encode()
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
@@ -156,8 +174,10 @@ class FakeServer:
 
 
 @contextmanager
-def fake_server(script: Callable[[Request], Reply]) -> Iterator[FakeServer]:
-    server = FakeServer(script)
+def fake_server(
+    script: Callable[[Request], Reply], props: dict[str, Any] | None = None
+) -> Iterator[FakeServer]:
+    server = FakeServer(script, props)
     server.start()
     try:
         yield server

@@ -33,6 +33,7 @@ from streamer.extraction.run import (
     ModelSettings,
     write_lane_files,
 )
+from streamer.extraction.server_facts import discover
 from streamer.extraction.transport import ChatTransport
 from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
@@ -308,19 +309,22 @@ def extract(
         if model_lanes:
             settings = config.extraction
             assert settings.base_url is not None and settings.model is not None
+            facts = discover(settings.base_url, api_key)
+            concurrency = facts.concurrency(settings.concurrency_auto, settings.concurrency)
             transport = ChatTransport(
                 settings.base_url,
                 api_key=api_key,
                 timeout_s=settings.timeout_s,
                 max_retries=settings.max_retries,
-                concurrency=settings.concurrency,
+                concurrency=concurrency,
                 requests_per_minute=settings.requests_per_minute,
+                extra_body=facts.extra_body,
             )
             model = ModelSettings(
                 settings.model,
                 settings.structured_output,
                 settings.temperature,
-                settings.concurrency,
+                concurrency,
                 settings.max_retries,
                 settings.max_tokens,
             )

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TextIO, TypeVar
 
+from streamer.cli.time_left import TimeLeft, spoken
+
 INTERVAL = 0.25
 Line = TypeVar("Line", bound="StatusLine")
 
@@ -99,16 +101,24 @@ def showing_progress(quiet: bool) -> contextlib.AbstractContextManager[TerminalP
 
 class RunProgress(TerminalProgress):
     """The progress line of ``streamer run``: the stage, its number, and its counts
-    (``streamer: [2/5] extract npcs: chunk 12 of 30``, ``[1/5] import: read 2.1 of 3.0
-    MB``). The stage's line is drawn when it starts (a stage is never silent); its counts
-    as they grow; the stage number never goes back."""
+    (``streamer: [2/5] extract npcs: chunk 12 of 30, 8 min left``, ``[1/5] import: read
+    2.1 of 3.0 MB``). The stage's line is drawn when it starts (a stage is never silent);
+    its counts as they grow; the stage number never goes back. A stage that answers chunk
+    by chunk shows its time left once its first few answers have come (``time_left``:
+    every lane's chunks still to come at the rate measured so far)."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
-        super().__init__(stream)
+    def __init__(
+        self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        super().__init__(stream, clock)
         self._stage = "streamer:"
+        self._lanes: dict[str, int] = {}  # lane ID -> its chunks still to come
+        self._time_left = TimeLeft()
 
     def stage(self, name: str, number: int, count: int) -> None:
         self._stage = f"streamer: [{number}/{count}] {name}"
+        self._lanes = {}
+        self._time_left = TimeLeft()
         self.draw(self._stage)
 
     def __call__(self, done: int, total: int | None) -> None:
@@ -119,8 +129,14 @@ class RunProgress(TerminalProgress):
             self.draw(line)
 
     def chunk(self, lane_id: str, done: int, total: int) -> None:
+        self._lanes[lane_id] = total - done
+        self._time_left.answered(self._clock())
         if self._due() or done == total:
-            self.draw(f"{self._stage} {lane_id}: chunk {done} of {total}")
+            line = f"{self._stage} {lane_id}: chunk {done} of {total}"
+            seconds = self._time_left.seconds(sum(self._lanes.values()))
+            if seconds is not None and seconds > 0:
+                line += ", " + spoken(seconds)
+            self.draw(line)
 
 
 def showing_run_progress(quiet: bool) -> contextlib.AbstractContextManager[RunProgress | None]:

@@ -8,8 +8,10 @@ from pathlib import Path
 import typer
 
 from streamer import api
+from streamer.api.estimate import estimate_run
 from streamer.cli import options
 from streamer.cli.app import app
+from streamer.cli.estimate_summary import print_estimate
 from streamer.cli.import_command import (
     DEDUPE_ROLLING,
     FORMAT_NAMES,
@@ -73,6 +75,12 @@ def run_command(
         "transcript, kept to resume and to skip unchanged stages).",
     ),
     jobs: int = options.RUN_JOBS,
+    estimate: bool = typer.Option(
+        False,
+        "--estimate",
+        help="Print what the model stage would cost (requests, prompt tokens, a time from "
+        "two real requests) and exit, publishing nothing.",
+    ),
     as_json: bool = options.JSON,
     quiet: bool = options.QUIET,
 ) -> None:
@@ -83,6 +91,25 @@ def run_command(
     Without --config it uses the built-in configuration: the built-in rules (spell casts)
     with no model; with a model server (--model-url and --model, or OPENAI_BASE_URL and
     OPENAI_MODEL; OPENAI_API_KEY is sent when set) every kind's lane."""
+    import_options = ImportOptions(
+        unit=unit,
+        speaker_prefix=speaker_prefix,
+        dedupe_rolling=dedupe_rolling,
+        speaker_carry=speaker_carry,
+    )
+    if estimate:
+        found = estimate_run(
+            config,
+            transcript,
+            format_name,
+            lanes=lane,
+            model_url=model_url,
+            model=model,
+            import_options=import_options,
+            glossary=glossary,
+        )
+        print_estimate(found, as_json=as_json)
+        return
     start = time.monotonic()
     with showing_run_progress(quiet) as progress:
         result = api.run(
@@ -96,12 +123,7 @@ def run_command(
             progress=progress,
             model_url=model_url,
             model=model,
-            import_options=ImportOptions(
-                unit=unit,
-                speaker_prefix=speaker_prefix,
-                dedupe_rolling=dedupe_rolling,
-                speaker_carry=speaker_carry,
-            ),
+            import_options=import_options,
             clean=clean,
             glossary=glossary,
             jobs=jobs,

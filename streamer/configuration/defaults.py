@@ -254,7 +254,9 @@ def _extraction(extraction: ExtractionConfig) -> list[str]:
         )
     if extraction.structured_output != defaults.structured_output:
         lines.append(f"    structured_output: {extraction.structured_output}")
-    if extraction.concurrency != defaults.concurrency:
+    if extraction.concurrency_auto:
+        lines.append("    concurrency: auto")
+    elif extraction.concurrency != defaults.concurrency:
         lines.append(f"    concurrency: {extraction.concurrency}")
     if extraction.timeout_s != defaults.timeout_s:
         lines.append(f"    timeout_s: {_number(extraction.timeout_s)}")

@@ -26,6 +26,7 @@ DEFAULT_STRUCTURED_OUTPUT = "auto"
 # for a default chunk (100 units); a model that keeps generating stops here.
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_CONCURRENCY = 4
+AUTO_CONCURRENCY = "auto"
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_RETRIES = 4
 DEFAULT_TEMPERATURE = 0.0
@@ -59,7 +60,8 @@ class ExtractionConfig:
     model: str | None = None
     api_key_env: str | None = None
     structured_output: str = DEFAULT_STRUCTURED_OUTPUT
-    concurrency: int = DEFAULT_CONCURRENCY
+    concurrency: int = DEFAULT_CONCURRENCY  # under ``auto``: where the server says nothing
+    concurrency_auto: bool = False  # ``concurrency: auto``: the server's parallel slots
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_retries: int = DEFAULT_MAX_RETRIES
     requests_per_minute: int | None = None
@@ -119,13 +121,16 @@ def resolve_extraction(value: Any) -> ExtractionConfig:
             hint="auto (the default) finds what the server takes",
         )
     rpm = value.get("requests_per_minute")
+    concurrency = value.get("concurrency", defaults.concurrency)
+    auto = concurrency == AUTO_CONCURRENCY
     return ExtractionConfig(
         engine=engine,
         base_url=_base_url(value.get("base_url")),
         model=_text(value.get("model"), f"{PATH}.model"),
         api_key_env=_env_name(value.get("api_key_env")),
         structured_output=str(structured),
-        concurrency=_integer(value.get("concurrency", defaults.concurrency), "concurrency", 1),
+        concurrency=DEFAULT_CONCURRENCY if auto else _integer(concurrency, "concurrency", 1),
+        concurrency_auto=auto,
         timeout_s=_number(value.get("timeout_s", defaults.timeout_s), "timeout_s"),
         max_retries=_integer(value.get("max_retries", defaults.max_retries), "max_retries", 0),
         requests_per_minute=None if rpm is None else _integer(rpm, "requests_per_minute", 1),

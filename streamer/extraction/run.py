@@ -45,6 +45,7 @@ from streamer.extraction.requests import (
 )
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.rules_pool import chunk_answers
+from streamer.extraction.server_figures import ServerFigures
 from streamer.extraction.signals import run_until_signal
 from streamer.extraction.survey import survey
 from streamer.extraction.transport import (
@@ -82,8 +83,10 @@ class LaneStats:
     truncated: int = 0
     structured_output: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)
+    server: ServerFigures = field(default_factory=ServerFigures)
 
     def add(self, completion: Completion) -> None:
+        self.server.add(completion.timings)
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
         if completion.cached_tokens is not None:
@@ -148,6 +151,7 @@ class LanePlan:
             "cached_tokens": stats.cached_tokens,
             "truncated": stats.truncated,
             "failures": sorted(stats.failures, key=lambda failure: failure["chunk_id"]),
+            **stats.server.receipt(),
             **({} if self.note is None else {"note": self.note}),
         }
 

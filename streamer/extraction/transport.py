@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from streamer.extraction.server_figures import ServerTimings
+
 if TYPE_CHECKING:  # imported where used: every command but extract starts without them
     import httpx
     from tenacity import RetryCallState
@@ -101,13 +103,15 @@ class FormatRefused(Exception):
 class Completion:
     """The part of a Chat Completions response extraction reads. ``cached_tokens`` is the
     prompt tokens the server took from its prompt cache, when it says
-    (``usage.prompt_tokens_details.cached_tokens``, or llama.cpp's ``timings.cache_n``)."""
+    (``usage.prompt_tokens_details.cached_tokens``, or llama.cpp's ``timings.cache_n``);
+    ``timings`` the server's own figures, where it sends them (llama.cpp's ``timings``)."""
 
     content: str | None
     finish_reason: str | None
     prompt_tokens: int
     completion_tokens: int
     cached_tokens: int | None = None
+    timings: ServerTimings | None = None
 
 
 class _PromptDetails(msgspec.Struct):
@@ -122,6 +126,9 @@ class _Usage(msgspec.Struct):
 
 class _Timings(msgspec.Struct):
     cache_n: int | None = None
+    prompt_n: int | None = None
+    prompt_ms: float | None = None
+    predicted_ms: float | None = None
 
 
 class _Message(msgspec.Struct):
@@ -311,7 +318,10 @@ class ChatTransport:
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.AsyncBaseTransport | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
+        """``extra_body`` is sent with every request beside the Chat Completions fields
+        (llama.cpp's ``cache_prompt``: ``server_facts``)."""
         import httpx
 
         headers = {"Content-Type": "application/json"}
@@ -327,6 +337,7 @@ class ChatTransport:
             trust_env=False,
         )
         self._base_url = base_url
+        self._extra_body = dict(extra_body or {})
         self._answered = False  # whether the server has answered any request yet
         self._accepted = False  # whether it has accepted one (a 2xx)
         self._max_retries = max_retries
@@ -356,7 +367,7 @@ class ChatTransport:
         ``FormatRefused`` (see the module's documentation). Raises ``RequestFailed``."""
         from tenacity import AsyncRetrying, retry_if_exception_type
 
-        payload = msgspec.json.encode(body)
+        payload = msgspec.json.encode({**body, **self._extra_body})
         attempts = 0
 
         async def send() -> Completion:
@@ -434,12 +445,16 @@ class ChatTransport:
             raise Retryable("the server's response is not a chat completion") from None
         usage = parsed.usage or _Usage()
         cached = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
-        if cached is None and parsed.timings is not None:
-            cached = parsed.timings.cache_n
+        timings = parsed.timings
+        if cached is None and timings is not None:
+            cached = timings.cache_n
         return Completion(
             choice.message.content,
             choice.finish_reason,
             usage.prompt_tokens or 0,
             usage.completion_tokens or 0,
             cached,
+            None
+            if timings is None
+            else ServerTimings(timings.prompt_n, timings.prompt_ms, timings.predicted_ms),
         )

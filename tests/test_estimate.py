@@ -1,0 +1,89 @@
+"""``streamer run --estimate``: the requests and prompt tokens the model stage would send,
+and a time from two real requests, against a fake server; nothing is published."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import orjson
+import pytest
+
+from streamer.api.estimate import Estimate
+from streamer.cli.estimate_summary import estimate_summary
+from tests.extract_support import write_config
+from tests.fake_openai import Reply, Request, fake_server
+from tests.run_support import in_folder
+from tests.support import invoke
+
+pytestmark = pytest.mark.usefixtures("sleeps")
+
+LANES = [
+    {"id": "spells", "artifact_kind": "dnd/spell-casts"},
+    {"id": "npcs", "artifact_kind": "dnd/npcs"},
+    {"id": "places", "artifact_kind": "dnd/places"},
+]
+
+
+def test_estimate_counts_with_the_servers_tokenizer_and_publishes_nothing(
+    tmp_path: Path,
+) -> None:
+    counted: list[int] = []
+    lock = threading.Lock()
+
+    def script(request: Request) -> Reply:
+        if request.path == "/extras/tokenize":  # llama-cpp-python's tokenizer: a word a token
+            tokens = len(str(request.body["input"]).split())
+            with lock:
+                counted.append(tokens)
+            return Reply(body=json.dumps({"tokens": [0] * tokens}).encode())
+        return Reply()
+
+    in_folder(tmp_path, "bridge.vtt")
+    with fake_server(script) as server:
+        config = write_config(tmp_path, server.base_url, lanes=LANES, max_units=4)
+        run = invoke(
+            ["run", "bridge.vtt", "--output", "s", "--config", str(config), "--estimate"],
+            cwd=tmp_path,
+        )
+        chats = [request for request in server.requests if request.path == "/v1/chat/completions"]
+    assert run.status == 0, run.stderr
+    receipt = orjson.loads(run.stdout)
+    chunks = receipt["chunks"]
+    assert chunks == 2  # bridge.vtt's 7 units in chunks of 4 (none shared)
+    assert receipt["model_lanes"] == ["spells", "npcs", "places"]
+    assert receipt["requests"] == len(counted) == 3 * chunks
+    assert receipt["prompt_tokens"] == sum(counted)
+    assert receipt["prompt_tokens_counted_by"] == "server"
+    # the probe: the first chunk asked of its first two lanes (same units, two questions)
+    assert len(chats) == 2 and chats[0].first_unit == chats[1].first_unit == "u000001"
+    assert chats[0].units != chats[1].units
+    assert len(receipt["probe_seconds"]) == 2 and receipt["server_slots"] is None
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bridge.vtt", "streamer.yaml"]
+
+
+def test_without_a_tokenizer_the_tokens_are_estimated(tmp_path: Path) -> None:
+    in_folder(tmp_path, "bridge.vtt")
+    with fake_server(
+        lambda request: (
+            Reply(status=404, usage=None) if request.path != "/v1/chat/completions" else Reply()
+        )
+    ) as server:
+        config = write_config(tmp_path, server.base_url, lanes=LANES[:1], max_units=4)
+        run = invoke(
+            ["run", "bridge.vtt", "--output", "s", "--config", str(config), "--estimate"],
+            cwd=tmp_path,
+        )
+    assert run.status == 0, run.stderr
+    receipt = orjson.loads(run.stdout)
+    assert (receipt["requests"], receipt["prompt_tokens_counted_by"]) == (2, "estimate")
+    assert len(receipt["probe_seconds"]) == 1
+
+
+def test_the_summary_line() -> None:
+    found = Estimate(30, ("spells", "npcs"), 60, 123_456, "estimate", (9.5, 2.0), None, 690.0)
+    assert estimate_summary(found) == (
+        "streamer: 60 requests (30 chunks x 2 model lanes), 123,456 prompt tokens "
+        "(estimated); about 12 min (probe: 9.5 s, 2.0 s)"
+    )
