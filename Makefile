@@ -114,6 +114,7 @@ bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_HARNESS) $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.import_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.run_bench $(BENCH_EACH)
+	$(BIN)/python -m benchmarks.jobs_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.rules_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.validate_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.batch_bench
