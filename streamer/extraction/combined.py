@@ -22,8 +22,8 @@ from typing import Any
 
 import msgspec
 
-from streamer.extraction.requests import QUESTION_SEPARATOR, UNITS_HEADER
-from streamer.extraction.response_schema import response_schema, strict_schema
+from streamer.extraction.requests import QUESTION_SEPARATOR, UNITS_HEADER, schema_format
+from streamer.extraction.response_schema import response_schema
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_records
 from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
@@ -111,17 +111,7 @@ def _renamed(schema: Any, renames: dict[str, str]) -> Any:
 def combined_format(parts: Sequence[Part], mode: str) -> dict[str, Any] | None:
     """The ``response_format`` of a combined request in ``mode`` (as
     ``requests.response_format`` for one lane)."""
-    if mode == "none":
-        return None
-    if mode == "json_object":
-        return {"type": "json_object"}
-    schema = strict_schema(combined_schema(parts))
-    if mode == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": schema},
-    }
+    return schema_format(SCHEMA_NAME, lambda: combined_schema(parts), mode)
 
 
 def split_answer(
