@@ -26,6 +26,7 @@ from streamer.api.sources import Source, check_jobs, open_source
 from streamer.configuration import Configuration, LaneConfig
 from streamer.extraction.cache import ResponseCache
 from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
+from streamer.extraction.combined_run import CombinedAsker
 from streamer.extraction.run import (
     ChunkProgress,
     LanePlan,
@@ -328,7 +329,8 @@ def extract(
                 settings.max_retries,
                 settings.max_tokens,
             )
-            ModelAsker(
+            asker = CombinedAsker if settings.requests == "combined" else ModelAsker
+            asker(
                 plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report
             ).ask()
         write_lane_files(plan, plans, cache, output, context, report, jobs)

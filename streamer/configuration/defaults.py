@@ -254,6 +254,8 @@ def _extraction(extraction: ExtractionConfig) -> list[str]:
         )
     if extraction.structured_output != defaults.structured_output:
         lines.append(f"    structured_output: {extraction.structured_output}")
+    if extraction.requests != defaults.requests:
+        lines.append(f"    requests: {extraction.requests}")
     if extraction.concurrency_auto:
         lines.append("    concurrency: auto")
     elif extraction.concurrency != defaults.concurrency:

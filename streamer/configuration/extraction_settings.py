@@ -22,6 +22,10 @@ from streamer.framework.kinds.engines import ENGINES
 STRUCTURED_OUTPUTS = ("auto", "json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_ENGINE = "openai"
 DEFAULT_STRUCTURED_OUTPUT = "auto"
+# ``per-lane``: one request per chunk and lane; ``combined``: one per chunk for every model
+# lane (``streamer/extraction/combined.py``).
+REQUESTS = ("per-lane", "combined")
+DEFAULT_REQUESTS = "per-lane"
 # The largest answer a lane may get, in tokens: about 25 records, far above a valid answer
 # for a default chunk (100 units); a model that keeps generating stops here.
 DEFAULT_MAX_TOKENS = 1024
@@ -38,6 +42,7 @@ KEYS = frozenset(
         "model",
         "api_key_env",
         "structured_output",
+        "requests",
         "concurrency",
         "timeout_s",
         "max_retries",
@@ -60,6 +65,7 @@ class ExtractionConfig:
     model: str | None = None
     api_key_env: str | None = None
     structured_output: str = DEFAULT_STRUCTURED_OUTPUT
+    requests: str = DEFAULT_REQUESTS
     concurrency: int = DEFAULT_CONCURRENCY  # under ``auto``: where the server says nothing
     concurrency_auto: bool = False  # ``concurrency: auto``: the server's parallel slots
     timeout_s: float = DEFAULT_TIMEOUT_S
@@ -120,6 +126,12 @@ def resolve_extraction(value: Any) -> ExtractionConfig:
             f"{PATH}.structured_output must be one of: {', '.join(STRUCTURED_OUTPUTS)}",
             hint="auto (the default) finds what the server takes",
         )
+    requests = value.get("requests", defaults.requests)
+    if requests not in REQUESTS:
+        raise ConfigurationError(
+            f"{PATH}.requests must be one of: {', '.join(REQUESTS)}",
+            hint="combined asks every model lane of a chunk in one request",
+        )
     rpm = value.get("requests_per_minute")
     concurrency = value.get("concurrency", defaults.concurrency)
     auto = concurrency == AUTO_CONCURRENCY
@@ -129,6 +141,7 @@ def resolve_extraction(value: Any) -> ExtractionConfig:
         model=_text(value.get("model"), f"{PATH}.model"),
         api_key_env=_env_name(value.get("api_key_env")),
         structured_output=str(structured),
+        requests=str(requests),
         concurrency=DEFAULT_CONCURRENCY if auto else _integer(concurrency, "concurrency", 1),
         concurrency_auto=auto,
         timeout_s=_number(value.get("timeout_s", defaults.timeout_s), "timeout_s"),

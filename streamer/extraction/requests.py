@@ -12,7 +12,7 @@ the same for every lane of a chunk, so a server with a prompt cache evaluates it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from streamer.extraction.response_schema import response_schema, strict_schema
@@ -82,16 +82,24 @@ def response_format(kind: ArtifactKind[Any], mode: str) -> dict[str, Any] | None
     schema of the kind's answer; ``json_object_schema``, the same schema in
     llama-cpp-python's form; ``json_object``, JSON only; ``none``, no
     ``response_format``."""
+    return schema_format(kind.schema.name, lambda: response_schema(kind), mode)
+
+
+def schema_format(
+    name: str, schema: Callable[[], dict[str, Any]], mode: str
+) -> dict[str, Any] | None:
+    """The ``response_format`` of ``mode`` for the answer ``schema()`` describes (made
+    strict), named ``name`` in ``json_schema`` mode."""
     if mode == "none":
         return None
     if mode == "json_object":
         return {"type": "json_object"}
-    schema = strict_schema(response_schema(kind))
+    strict = strict_schema(schema())
     if mode == "json_object_schema":
-        return {"type": "json_object", "schema": schema}
+        return {"type": "json_object", "schema": strict}
     return {
         "type": "json_schema",
-        "json_schema": {"name": kind.schema.name, "strict": True, "schema": schema},
+        "json_schema": {"name": name, "strict": True, "schema": strict},
     }
 
 

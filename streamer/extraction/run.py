@@ -76,6 +76,7 @@ class LaneStats:
     candidates: int = 0
     cache_hits: int = 0
     requests: int = 0
+    combined_requests: int = 0  # requests that asked it with other lanes (``combined``)
     retries: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -111,21 +112,26 @@ class LanePlan:
     mode_index: int | None = None  # the lane's own structured-output mode, once it has one
     accepted: bool = False  # the server accepted one of its requests
     modes: dict[str, str] = field(default_factory=dict)  # chunk ID -> its answer's mode
+    keys: dict[str, str] = field(default_factory=dict)  # chunk ID -> a combined answer's key
     note: str | None = None
 
     @property
     def failed(self) -> bool:
         return bool(self.stats.failures)
 
-    def key(self, chunk: ExtractionChunk, mode: str) -> str:
-        """The cache key of the chunk's answer asked in structured-output ``mode``."""
+    def key(self, chunk: ExtractionChunk, mode: str, asked: list[Any] | None = None) -> str:
+        """The cache key of the chunk's answer asked in structured-output ``mode``; ``asked``:
+        the lanes asked with it in one request (``combined``)."""
+        parameters = {**self.parameters, "structured_output": mode}
+        if asked is not None:
+            parameters["requests"] = asked
         return cache_key(
             lane_id=self.lane_id,
             kind=self.kind,
             prompt_id=self.prompt_id,
             engine=self.engine,
             model=self.model or "",
-            parameters={**self.parameters, "structured_output": mode},
+            parameters=parameters,
             chunk_digest=chunk.digest,
         )
 
@@ -145,6 +151,7 @@ class LanePlan:
             "candidates": stats.candidates,
             "cache_hits": stats.cache_hits,
             "requests": stats.requests,
+            **({"combined_requests": stats.combined_requests} if stats.combined_requests else {}),
             "retries": stats.retries,
             "prompt_tokens": stats.prompt_tokens,
             "completion_tokens": stats.completion_tokens,
@@ -244,24 +251,32 @@ class ModelAsker:
             if job is None:
                 return
             lane, chunk = job
-            if lane.failed:
-                continue
-            try:
-                records, mode = await self._ask(lane, chunk)
-            except (RequestFailed, InvalidAnswer) as error:
-                reason = error.problem if isinstance(error, InvalidAnswer) else error.reason
-                failure = {"chunk_id": chunk.chunk_id, "reason": reason}
-                if isinstance(error, RequestFailed) and error.hint:
-                    failure["hint"] = error.hint
-                # what every request would meet fails every lane now: nothing more is asked
-                failing = self._lanes if isinstance(error, ServerFailed) else [lane]
-                for each in failing:
-                    if not each.failed:
-                        each.stats.failures.append(failure)
-                continue
-            self._cache.write(lane.lane_id, lane.key(chunk, mode), records)
-            lane.modes[chunk.chunk_id] = mode
-            self._done(lane)
+            if not lane.failed:
+                await self._one(lane, chunk)
+
+    async def _one(self, lane: LanePlan, chunk: ExtractionChunk) -> None:
+        """The lane's answer for the chunk, asked alone, in the cache; or its failure."""
+        try:
+            records, mode = await self._ask(lane, chunk)
+        except (RequestFailed, InvalidAnswer) as error:
+            self._fail([lane], chunk, error)
+            return
+        self._cache.write(lane.lane_id, lane.key(chunk, mode), records)
+        lane.modes[chunk.chunk_id] = mode
+        self._done(lane)
+
+    def _fail(
+        self, lanes: list[LanePlan], chunk: ExtractionChunk, error: RequestFailed | InvalidAnswer
+    ) -> None:
+        reason = error.problem if isinstance(error, InvalidAnswer) else error.reason
+        failure = {"chunk_id": chunk.chunk_id, "reason": reason}
+        if isinstance(error, RequestFailed) and error.hint:
+            failure["hint"] = error.hint
+        # what every request would meet fails every lane now: nothing more is asked
+        failing = self._lanes if isinstance(error, ServerFailed) else lanes
+        for each in failing:
+            if not each.failed:
+                each.stats.failures.append(failure)
 
     async def _ask(
         self, lane: LanePlan, chunk: ExtractionChunk
@@ -411,7 +426,8 @@ def _records(
         progress(lane.lane_id, lane.stats.chunks, plan.chunk_count)
         return records
     mode = lane.modes.get(chunk.chunk_id)
-    cached = None if mode is None else cache.read(lane.kind, lane.lane_id, lane.key(chunk, mode))
+    key = lane.keys.get(chunk.chunk_id) or (None if mode is None else lane.key(chunk, mode))
+    cached = None if key is None else cache.read(lane.kind, lane.lane_id, key)
     if cached is None:
         raise StreamerError(
             f"lane {lane.lane_id}: the cached answer of {chunk.chunk_id} disappeared "

@@ -1,0 +1,145 @@
+"""One request for every model lane of a chunk (``pipeline.extraction.requests: combined``).
+
+The chunk is laid out as a lane's request lays it out (the preamble, then the units), and
+one question follows: every lane's instructions in turn, each under its lane ID, and one
+JSON object to answer with, one member per lane ID holding that lane's own
+``{"records": [...]}``. In a mode with a schema, the schema is that object: one member per
+lane, each the lane's own response schema (their ``$defs`` merged, renamed where two kinds
+define one name differently); in ``json_object`` and ``none`` the instructions alone say
+it. ``max_tokens`` is the sum of the lanes' own.
+
+The answer is split back lane by lane (``split_answer``): each member is validated as that
+lane's answer would be; a lane whose member is missing or invalid gets the problem
+instead, and is asked again alone. An answer cut at ``max_tokens`` leaves every lane's part
+invalid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from streamer.extraction.requests import QUESTION_SEPARATOR, UNITS_HEADER, schema_format
+from streamer.extraction.response_schema import response_schema
+from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_records
+from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
+from streamer.framework.kinds.registry import ArtifactKind
+
+COMBINED_INTRO = (
+    "Answer each question below about these units. Answer with one JSON object, one member "
+    "per question, named by the question's ID, each member the answer to that question in "
+    "the shape it asks."
+)
+QUESTION_HEADER = "Question {lane_id}:\n"
+SCHEMA_NAME = "lanes"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One lane of a combined request: its ID, kind and prompt."""
+
+    lane_id: str
+    kind: ArtifactKind[Any]
+    prompt: Prompt
+
+
+def combined_messages(parts: Sequence[Part], units: Sequence[ShownUnit]) -> list[dict[str, str]]:
+    """The chunk once, then every lane's question in turn: the system message is the
+    lanes' preamble (their distinct preambles, in order, when they differ)."""
+    lines = "\n".join(unit.line() for unit in units)
+    questions = QUESTION_SEPARATOR.join(
+        QUESTION_HEADER.format(lane_id=part.lane_id) + part.prompt.instructions for part in parts
+    )
+    user = {
+        "role": "user",
+        "content": UNITS_HEADER
+        + lines
+        + QUESTION_SEPARATOR
+        + COMBINED_INTRO
+        + QUESTION_SEPARATOR
+        + questions,
+    }
+    preamble = QUESTION_SEPARATOR.join(
+        dict.fromkeys(part.prompt.preamble for part in parts if part.prompt.preamble)
+    )
+    if not preamble:
+        return [user]
+    return [{"role": "system", "content": preamble}, user]
+
+
+def combined_schema(parts: Sequence[Part]) -> dict[str, Any]:
+    """``{lane_id: {"records": [...]}, ...}``, every lane's member required."""
+    defs: dict[str, Any] = {}
+    properties: dict[str, Any] = {}
+    for part in parts:
+        schema = response_schema(part.kind)
+        own = schema.pop("$defs", {})
+        renames = {
+            name: name if defs.get(name, value) == value else f"{part.lane_id}.{name}"
+            for name, value in own.items()
+        }
+        for name, value in own.items():
+            defs[renames[name]] = _renamed(value, renames)
+        properties[part.lane_id] = _renamed(schema, renames)
+    combined: dict[str, Any] = {
+        "type": "object",
+        "required": list(properties),
+        "additionalProperties": False,
+        "properties": properties,
+    }
+    if defs:
+        combined["$defs"] = defs
+    return combined
+
+
+def _renamed(schema: Any, renames: dict[str, str]) -> Any:
+    """``schema`` with its ``#/$defs/`` references renamed."""
+    if isinstance(schema, list):
+        return [_renamed(item, renames) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _renamed(value, renames) for key, value in schema.items()}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        out["$ref"] = "#/$defs/" + renames.get(ref[len("#/$defs/") :], ref[len("#/$defs/") :])
+    return out
+
+
+def combined_format(parts: Sequence[Part], mode: str) -> dict[str, Any] | None:
+    """The ``response_format`` of a combined request in ``mode`` (as
+    ``requests.response_format`` for one lane)."""
+    return schema_format(SCHEMA_NAME, lambda: combined_schema(parts), mode)
+
+
+def split_answer(
+    parts: Sequence[Part], content: str | None, finish_reason: str | None
+) -> dict[str, list[dict[str, Any]] | InvalidAnswer]:
+    """Each lane's records, or what is wrong with its part (a content-safe path and rule,
+    under ``$.<lane_id>``)."""
+
+    def every(problem: str) -> dict[str, list[dict[str, Any]] | InvalidAnswer]:
+        return {part.lane_id: InvalidAnswer(problem) for part in parts}
+
+    if finish_reason == "length":
+        return every(TRUNCATED)
+    if not content:
+        return every("$ is empty")
+    try:
+        data = msgspec.json.decode(content)
+    except msgspec.DecodeError:
+        return every("$ is not valid JSON")
+    if type(data) is not dict:
+        return every("$ must be an object with one member per question")
+    out: dict[str, list[dict[str, Any]] | InvalidAnswer] = {}
+    for part in parts:
+        if part.lane_id not in data:
+            out[part.lane_id] = InvalidAnswer(f"$ has no member {part.lane_id}")
+            continue
+        try:
+            out[part.lane_id] = parse_records(part.kind, data[part.lane_id])
+        except InvalidAnswer as invalid:
+            out[part.lane_id] = InvalidAnswer(invalid.problem)
+    return out

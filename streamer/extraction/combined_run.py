@@ -1,0 +1,191 @@
+"""Asking every model lane of a chunk in one request (``requests: combined``).
+
+``CombinedAsker`` is ``ModelAsker`` with one job per chunk instead of one per chunk and
+lane: the lanes of the chunk without a cached answer are asked together
+(``combined``), and the answer is split back lane by lane into the cache, each lane's
+records stored as its own answer, keyed by the lanes asked with it (``LanePlan.key``'s
+``asked``) so that a rerun with the same lanes finds them and a change of lanes asks
+again. A chunk that only one lane still needs is asked as per-lane requests ask it.
+
+A lane whose part is invalid (missing, not its records, or the whole answer cut at
+``max_tokens``) is asked again alone, as a per-lane request (and fails alone, as a
+per-lane lane would); the others keep their part. The structured-output mode is
+negotiated as for single lanes: the first combined request is the probe, a refused
+format tries the next mode, and a chunk whose every mode was refused asks its lanes
+alone. Each lane's receipt counts the combined requests it was in
+(``combined_requests``) and an even share of their tokens, so that the lanes' sums are
+the server's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from streamer.extraction.chunks import ExtractionChunk
+from streamer.extraction.combined import Part, combined_format, combined_messages, split_answer
+from streamer.extraction.requests import request_body
+from streamer.extraction.responses import InvalidAnswer
+from streamer.extraction.run import LanePlan, ModelAsker
+from streamer.extraction.transport import Completion, FormatRefused, RequestFailed
+
+Job = tuple[list[LanePlan], ExtractionChunk] | None
+
+
+def shares(total: int, count: int) -> list[int]:
+    """``total`` in ``count`` near-even integer shares, the larger first; they sum to it."""
+    each, rest = divmod(total, count)
+    return [each + (1 if index < rest else 0) for index in range(count)]
+
+
+class CombinedAsker(ModelAsker):
+    """``ModelAsker`` asking a chunk's model lanes in one request."""
+
+    _mode_index: int | None = None  # the combined requests' own mode, once refused one
+    _accepted = False  # the server accepted a combined request
+
+    async def _run(self) -> None:
+        workers = self._settings.concurrency * 2
+        queue: asyncio.Queue[Job] = asyncio.Queue(maxsize=workers)
+        async with asyncio.TaskGroup() as group:
+            for _ in range(workers):
+                group.create_task(self._work_chunks(queue))
+            for chunk in self._plan.chunks():
+                asked = [lane for lane in self._lanes if not lane.failed]
+                if self._reuse:
+                    asked = [lane for lane in asked if not self._hit(lane, chunk)]
+                if asked:
+                    await queue.put((asked, chunk))
+                    await self._negotiation.wait()  # the first request is asked alone
+            for _ in range(workers):
+                await queue.put(None)
+
+    def _hit(self, lane: LanePlan, chunk: ExtractionChunk) -> bool:
+        """Whether the chunk has the lane's answer, asked with every model lane of the run
+        or alone (``_cached``)."""
+        everyone = asked_lanes(self._lanes)
+        for mode in self._negotiation.modes:
+            key = lane.key(chunk, mode, everyone)
+            if self._cache.read(lane.kind, lane.lane_id, key) is not None:
+                lane.stats.structured_output = lane.modes[chunk.chunk_id] = mode
+                lane.keys[chunk.chunk_id] = key
+                break
+        else:
+            if not self._cached(lane, chunk):
+                return False
+        lane.stats.cache_hits += 1
+        self._done(lane)
+        return True
+
+    async def _work_chunks(self, queue: asyncio.Queue[Job]) -> None:
+        while True:
+            job = await queue.get()
+            if job is None:
+                return
+            lanes, chunk = job
+            lanes = [lane for lane in lanes if not lane.failed]
+            if len(lanes) == 1:
+                await self._one(lanes[0], chunk)
+            elif lanes:
+                await self._combined(lanes, chunk)
+
+    async def _combined(self, lanes: list[LanePlan], chunk: ExtractionChunk) -> None:
+        """The lanes' answers from one request, in the cache; a lane whose part is invalid
+        asked again alone."""
+        try:
+            asked = await self._ask_combined(lanes, chunk)
+        except RequestFailed as error:
+            self._fail(lanes, chunk, error)
+            return
+        finally:
+            self._negotiation.settle()
+        if asked is None:  # every mode refused: each lane alone, as per-lane requests
+            again = lanes
+        else:
+            completion, mode = asked
+            again = self._store(lanes, chunk, completion, mode)
+        for lane in again:
+            if lane.failed:
+                continue
+            if self._settings.max_retries < 1:
+                problem = "its part of a combined answer was invalid (max_retries is 0)"
+                self._fail([lane], chunk, InvalidAnswer(problem))
+                continue
+            if asked is not None:
+                lane.stats.retries += 1
+            await self._one(lane, chunk)
+
+    async def _ask_combined(
+        self, lanes: list[LanePlan], chunk: ExtractionChunk
+    ) -> tuple[Completion, str] | None:
+        """The combined answer and its mode; ``None`` when the server refused every mode."""
+        settings = self._settings
+        negotiation = self._negotiation
+        parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
+        conversation = combined_messages(parts, chunk.units)
+        max_tokens = sum(lane.max_tokens or settings.max_tokens for lane in lanes)
+
+        def sent() -> None:
+            for lane in lanes:
+                lane.stats.combined_requests += 1
+
+        while True:
+            index = negotiation.index if self._mode_index is None else self._mode_index
+            mode = negotiation.modes[index]
+            format_ = combined_format(parts, mode)
+            body = request_body(
+                settings.model, conversation, format_, settings.temperature, max_tokens
+            )
+            probe = not self._accepted and format_ is not None
+            try:
+                completion = await self._transport.complete(body, sent, probe=probe)
+            except FormatRefused:
+                following = negotiation.next_index(index)
+                if following is None:
+                    return None
+                self._mode_index = max(self._mode_index or 0, following)
+                if not negotiation.settled:
+                    negotiation.index = max(negotiation.index, following)
+                continue
+            self._accepted = True
+            return completion, mode
+
+    def _store(
+        self, lanes: list[LanePlan], chunk: ExtractionChunk, completion: Completion, mode: str
+    ) -> list[LanePlan]:
+        """Each valid part in the cache as its lane's answer; the lanes whose part is
+        invalid."""
+        count = len(lanes)
+        prompt = shares(completion.prompt_tokens, count)
+        answer = shares(completion.completion_tokens, count)
+        said = completion.cached_tokens
+        cached = None if said is None else shares(said, count)
+        parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
+        split = split_answer(parts, completion.content, completion.finish_reason)
+        asked = asked_lanes(lanes)
+        invalid: list[LanePlan] = []
+        for index, lane in enumerate(lanes):
+            stats = lane.stats
+            stats.structured_output = mode
+            stats.prompt_tokens += prompt[index]
+            stats.completion_tokens += answer[index]
+            if cached is not None:
+                stats.cached_tokens = (stats.cached_tokens or 0) + cached[index]
+            if completion.finish_reason == "length":
+                stats.truncated += 1
+            records = split[lane.lane_id]
+            if isinstance(records, InvalidAnswer):
+                invalid.append(lane)
+                continue
+            key = lane.key(chunk, mode, asked)
+            self._cache.write(lane.lane_id, key, records)
+            lane.modes[chunk.chunk_id] = mode
+            lane.keys[chunk.chunk_id] = key
+            self._done(lane)
+        return invalid
+
+
+def asked_lanes(lanes: list[LanePlan]) -> list[Any]:
+    """What a combined answer depends on of the lanes asked together: each one's ID, kind
+    (and its version) and prompt, in the order they were asked."""
+    return [[lane.lane_id, lane.kind.name, lane.kind.version, lane.prompt_id] for lane in lanes]
