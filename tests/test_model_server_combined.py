@@ -108,13 +108,24 @@ def test_combined_is_one_request_a_chunk_and_a_rerun_asks_nothing(
 ) -> None:
     receipt, exchanges = extract(server, tmp_path, crd3_slice)
     check_accounted(receipt, exchanges)
+    ok = [lane["lane_id"] for lane in receipt["lanes"] if lane["status"] == "ok"]
     before = {path.name: path.read_bytes() for path in (tmp_path / "candidates").glob("*.jsonl")}
     rerun, asked = extract(server, tmp_path, crd3_slice)
-    assert asked == []
-    ok = [lane for lane in rerun["lanes"] if lane["status"] == "ok"]
-    assert all(lane["cache_hits"] == rerun["chunks"] for lane in ok)
+    if len(ok) == len(receipt["lanes"]):
+        assert asked == []
+    # a lane that answered every chunk is all cache hits, whatever failed beside it; only
+    # the lanes that failed are asked again
+    lanes = lanes_of(rerun)
+    assert [(lanes[i]["cache_hits"], lanes[i]["requests"]) for i in ok] == [
+        (rerun["chunks"], 0)
+    ] * len(ok)
+    assert all(
+        "combined_requests" not in lanes[i] or lanes[i]["combined_requests"] == 0 for i in ok
+    )
     after = {path.name: path.read_bytes() for path in (tmp_path / "candidates").glob("*.jsonl")}
-    assert after == before
+    assert {name: after[name] for name in before if name[: -len(".jsonl")] in ok} == {
+        name: before[name] for name in before if name[: -len(".jsonl")] in ok
+    }
 
 
 def test_interrupted_combined_then_rerun_asks_only_for_what_is_missing(

@@ -3,8 +3,9 @@
 ``CombinedAsker`` is ``ModelAsker`` with one job per chunk instead of one per chunk and
 lane: the lanes of the chunk without a cached answer are asked together
 (``combined``), and the answer is split back lane by lane into the cache, each lane's
-records stored as its own answer, keyed by the lanes asked with it (``LanePlan.key``'s
-``asked``) so that a rerun with the same lanes finds them and a change of lanes asks
+records stored as its own answer, keyed by the run's model lanes (``LanePlan.key``'s
+``asked``: every model lane of the run, even when one that failed earlier was not asked
+with it) so that a rerun with the same lanes finds them and a change of lanes asks
 again. A chunk that only one lane still needs is asked as per-lane requests ask it.
 
 A lane whose part is invalid (missing, not its records, or the whole answer cut at
@@ -162,7 +163,9 @@ class CombinedAsker(ModelAsker):
         cached = None if said is None else shares(said, count)
         parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
         split = split_answer(parts, completion.content, completion.finish_reason)
-        asked = asked_lanes(lanes)
+        # keyed by every model lane of the run, not only those asked in this request: a
+        # lane that failed earlier leaves the others' keys as a rerun looks them up
+        asked = asked_lanes(self._lanes)
         invalid: list[LanePlan] = []
         for index, lane in enumerate(lanes):
             stats = lane.stats
