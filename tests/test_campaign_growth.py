@@ -135,3 +135,12 @@ def test_streamer_campaign_rewrites_the_batchs_registry_and_validate_checks_it(
         f"streamer: error: {name}: $.entries[0]: first_session and last_session are not its "
         "sessions'",
     ]
+
+
+def test_streamer_campaign_of_a_folder_without_a_batch_says_so(tmp_path: Path) -> None:
+    run = invoke(["campaign", str(tmp_path)])
+    assert (run.status, run.stderr) == (
+        2,
+        f"streamer: error: DIR {tmp_path}: no batch.jsonl in it (hint: give the "
+        "--output-dir of a streamer batch run)\n",
+    )

@@ -147,7 +147,7 @@ def campaign_registry(
     folder: str | os.PathLike[str],
     *,
     glossary: str | os.PathLike[str] | None = None,
-    option: str = "campaign DIR",
+    option: str = "DIR",
 ) -> RegistryResult:
     """Write ``folder/campaign.registry.json``: the registry of the sessions of a
     ``streamer batch`` output folder (``glossary``: the glossary the batch ran with)."""
