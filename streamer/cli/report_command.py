@@ -50,6 +50,18 @@ def report_command(
         "it is there.",
         show_default=False,
     ),
+    audience: str = typer.Option(
+        "game-master",
+        "--audience",
+        help="game-master: every record and unit (secrets marked); players: the page the "
+        "players may see, without the glossary's secrets and the game master's lanes.",
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="The pipeline configuration: its lanes marked audience: game-master are left "
+        "out of a players page.",
+    ),
     campaign: Path | None = typer.Option(
         None,
         "--campaign",
@@ -63,10 +75,11 @@ def report_command(
     the evidence they cite, a timeline, search, filters and sorting. It holds transcript
     text: keep it as the bundle."""
     if campaign is not None:
-        given = (bundle_dir, output, title, rejections, source)
+        given = (bundle_dir, output, title, rejections, source, config)
         if any(value is not None for value in given):
             raise ConfigurationError(
-                "--campaign takes no BUNDLE_DIR, --output, --title, --rejections or --source",
+                "--campaign takes no BUNDLE_DIR, --output, --title, --rejections or --source"
+                + (", nor --config" if config is not None else ""),
                 hint="the campaign page is DIR/index.html",
             )
         print_receipt(api.campaign(campaign, glossary=glossary))
@@ -90,4 +103,6 @@ def report_command(
         glossary=glossary,
         rejections=rejections,
         source=source,
+        audience=audience,
+        game_master_lanes=() if config is None else api.load_config(config).game_master_lanes(),
     )

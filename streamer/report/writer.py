@@ -33,11 +33,13 @@ from typing import IO, Any
 
 import orjson
 
+from streamer.framework.audience import AudienceView
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.party import Party
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
+from streamer.report.audience_view import players_page, shown_notes
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_rows import EvidenceRows
 from streamer.report.evidence_stream import read_header, session_units
@@ -84,6 +86,11 @@ def default_title(document_id: str) -> str:
     return f"streamer report: {document_id}"
 
 
+def _allowlist(folder: Path, index: dict[str, Any]) -> list[str]:
+    descriptor = index.get(evidence_context.DESCRIPTOR)
+    return [] if descriptor is None else read_header(folder / descriptor["file"]).lanes
+
+
 def write_report(
     folder: Path,
     registry: ArtifactKindRegistry,
@@ -95,6 +102,7 @@ def write_report(
     rejections: Mapping[str, Mapping[str, int]] | None = None,
     run: RunNotes | None = None,
     positions: Callable[[set[str]], Mapping[str, int] | None] | None = None,
+    view: AudienceView | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
     document's rows and heads as the caller's validation of the bundle read them
@@ -104,7 +112,9 @@ def write_report(
     ``rejections`` gives per lane the count of rejected candidates by reason (counts only,
     never values); ``run``, why lanes are empty or absent, when the run says;
     ``positions(unit_ids)``, when the source is at hand: their positions in the source
-    document (the records' places in the session, for the timeline), or ``None``."""
+    document (the records' places in the session, for the timeline), or ``None``;
+    ``view``: a player audience's (``evidence`` then a ``WithheldRows`` of it): the page
+    shows what they may see (``audience_view``), no rejection counts and no lane not shown."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
@@ -117,12 +127,20 @@ def write_report(
     chunk_map = index.get("chunk_map")
     units_in_session = None if chunk_map is None else session_units(folder / chunk_map["file"])
     notes = {} if run is None else run.notes
+    heads, allowlist = evidence.heads, None
+    if view is not None and view.players:
+        shown = players_page(tables, view, evidence, _allowlist(folder, index))
+        tables, heads, allowlist = shown.tables, shown.heads, shown.allowlist
+        notes, rejections = shown_notes(notes, view), None
+        run = run and RunNotes(notes, run.not_run, run.not_run_why)
     not_run = ((), None) if run is None else (run.not_run, run.not_run_why)
     static = static_page(shown_title, source["document_id"], tables, notes, not_run, rejections)
     out.write(page.head(shown_title, static))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
     characters = party.as_written(evidence.speakers) if party else []
+    if view is not None and view.players:
+        characters = [pair for pair in characters if view.unit_shown("", "", pair[0])]
     out.write(b',"characters":' + _json(characters))
     shown_rejections = None
     if rejections is not None:
@@ -142,10 +160,11 @@ def write_report(
         path = folder / descriptor["file"]
         header = read_header(path)
         out.write(b'{"window_units":' + _json(header.window_units))
-        out.write(b',"lanes":' + _json(header.lanes) + b',"units":[')
+        shown_lanes = header.lanes if allowlist is None else allowlist
+        out.write(b',"lanes":' + _json(shown_lanes) + b',"units":[')
         evidence.copy_rows(out)
         unit_count, context_count = evidence.rows, len(evidence.heads)
-        out.write(b'],"contexts":' + _json(evidence.heads) + b"}")
+        out.write(b'],"contexts":' + _json(heads) + b"}")
     out.write(b"}")
     out.write(page.tail())
     return ReportSummary(
