@@ -6,13 +6,17 @@ from __future__ import annotations
 import html
 import json
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import yaml
 
+from streamer import api
+from streamer.normalization.glossary import parse_glossary
 from streamer.report.embedding import script_safe
 from tests.report_support import build
-from tests.support import config_dict, ref, spell, unit, write_case
+from tests.support import CRD3, config_dict, ref, spell, unit, write_case
 
 # What the players must not see, and where it is planted.
 SECRET_NAME = "Sylas Briarwood"  # an NPC's name: its record is left out
@@ -94,3 +98,58 @@ def leaks(page: bytes, secrets: tuple[str, ...]) -> list[str]:
     """The secrets found in ``page`` in any encoding (case-folded)."""
     folded = page.decode("utf-8").casefold().encode()
     return [secret for secret in secrets if any(form in folded for form in encodings(secret))]
+
+
+# -- a shared episode: C1E001 as streamer run makes it ---------------------------------------
+
+EPISODE = CRD3 / "episodes" / "C1E001.json"
+EPISODE_SECRETS = {
+    "secrets": {
+        "names": ["Kraghammer", "Gradim"],  # a place, an NPC
+        "units": [["t00782", "t00790"]],  # around the Glacial Blast
+        "speakers": ["ZAC"],
+    }
+}
+EPISODE_GM_LANES = ("places",)
+
+
+@dataclass(frozen=True)
+class EpisodePages:
+    bundle: Path
+    game_master: Path
+    players: Path
+    planted: tuple[str, ...]  # the secret names, and every withheld unit's text
+
+
+def episode_pages(root: Path) -> EpisodePages:
+    """C1E001 run with the default configuration; its game master's and players' pages."""
+    api.run(None, EPISODE, "crd3", root / "C1E001", warn=lambda _: None)
+    bundle = root / "C1E001"
+    glossary = root / "glossary.yaml"
+    glossary.write_text(yaml.safe_dump(EPISODE_SECRETS), "utf-8")
+    pages = []
+    for audience in ("game-master", "players"):
+        page = root / f"C1E001.{audience}.html"
+        api.report(
+            bundle,
+            output=page,
+            glossary=glossary,
+            audience=audience,
+            game_master_lanes=EPISODE_GM_LANES,
+        )
+        pages.append(page)
+    secrets = parse_glossary(EPISODE_SECRETS, [], "glossary").secrets
+    evidence = orjson.loads((bundle / "evidence-context.json").read_bytes())
+    texts = {
+        unit["text"]
+        for context in evidence["contexts"]
+        for unit in context["units"]
+        if secrets.unit_withheld(unit["unit_id"], unit["text"], unit["metadata"].get("speaker"))
+    }
+    # a text short enough to be said elsewhere too ("Yeah.") proves nothing
+    return EpisodePages(
+        bundle,
+        pages[0],
+        pages[1],
+        ("Kraghammer", "Gradim", *sorted(t for t in texts if len(t) >= 30)),
+    )

@@ -13,7 +13,7 @@ from streamer.framework.audience import AudienceView, visible
 from streamer.framework.errors.types import ConfigurationError
 from streamer.normalization.glossary import parse_glossary
 from tests.report_support import embedded_data
-from tests.secrets_support import GLOSSARY, PLANTED_ALL, leaks, secrets_case
+from tests.secrets_support import EPISODE, GLOSSARY, PLANTED_ALL, episode_pages, leaks, secrets_case
 from tests.support import invoke
 
 
@@ -122,3 +122,19 @@ def test_a_malformed_secrets_section_is_refused(secrets: object, message: str) -
     with pytest.raises(ConfigurationError) as raised:
         parse_glossary({"secrets": secrets}, [], "glossary")
     assert raised.value.message == message
+
+
+@pytest.mark.skipif(not EPISODE.is_file(), reason="../shared/data/crd3 is not present")
+def test_a_shared_episodes_players_page_holds_no_planted_secret(tmp_path: Path) -> None:
+    pages = episode_pages(tmp_path)
+    assert len(pages.planted) >= 5
+    game_master, players = pages.game_master.read_bytes(), pages.players.read_bytes()
+    assert leaks(game_master, pages.planted) == list(pages.planted)
+    assert leaks(players, pages.planted) == []
+    data = embedded_data(players)
+    assert "places" not in [lane["lane_id"] for lane in data["lanes"]]
+    assert "places" not in data["evidence"]["lanes"]
+    units = data["evidence"]["units"]
+    assert "ZAC" not in {row[3] for row in units}
+    in_range = [row for row in units if "t00782" <= row[0] <= "t00790"]
+    assert in_range == [["t00782", "utterance", "[withheld]", None, None, None]]
