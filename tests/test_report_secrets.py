@@ -83,12 +83,27 @@ def test_the_cli_writes_the_players_page(tmp_path: Path) -> None:
     )
 
 
-def test_the_default_page_is_the_game_masters(tmp_path: Path) -> None:
+def test_the_game_masters_page_is_the_default_page_with_the_secrets_marked(
+    tmp_path: Path,
+) -> None:
     bundle, glossary, _ = secrets_case(tmp_path)
     default, game_master = tmp_path / "default.html", tmp_path / "gm.html"
     api.report(bundle, output=default)
     api.report(bundle, output=game_master, glossary=glossary, audience="game-master")
-    assert default.read_bytes() == game_master.read_bytes()
+    marked, plain = embedded_data(game_master.read_bytes()), embedded_data(default.read_bytes())
+    assert {lane["lane_id"]: lane.pop("secret") for lane in marked["lanes"]} == {
+        "npcs": [1],
+        "spells": [],
+        "combat-turns": [],
+    }
+    assert marked["evidence"].pop("secret_units") == ["u02", "u03", "u06", "u08", "u09", "u11"]
+    assert marked == plain
+    # a glossary without secrets: the default page, byte for byte
+    no_secrets = tmp_path / "no-secrets.yaml"
+    no_secrets.write_text("names: {Brenna: [the barkeep]}\n")
+    again = tmp_path / "again.html"
+    api.report(bundle, output=again, glossary=no_secrets, audience="game-master")
+    assert again.read_bytes() == default.read_bytes()
 
 
 def test_visible_says_what_the_players_may_see() -> None:

@@ -73,3 +73,22 @@ def test_a_shared_episodes_players_page_renders_without_a_secret(
         target = folder / f"report-{audience}.png"
         page.screenshot(path=str(target))
         assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_game_masters_page_marks_the_secrets(
+    page: Page,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    bundle, glossary, _ = secrets_case(tmp_path)
+    game_master = tmp_path / "game-master.html"
+    api.report(bundle, output=game_master, glossary=glossary)
+    opened(page, game_master)
+    marked = page.eval_on_selector_all(
+        "tr.record:has(.secret)",
+        "rows => rows.map(r => r.closest('[data-lane]').dataset.lane + ':' + r.dataset.record)",
+    )
+    assert marked == ["npcs:1"]
+    units = page.eval_on_selector_all(
+        "#view .unit:has(.secret)", "rows => rows.map(r => r.dataset.unitId)"
+    )
+    assert units == ["u02", "u03", "u06", "u08", "u09", "u11"]

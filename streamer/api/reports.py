@@ -25,7 +25,7 @@ from streamer.framework.source.accepted import AcceptedSource
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, RunNotes, write_report
-from streamer.report.audience_view import WithheldRows
+from streamer.report.audience_view import MarkedRows, WithheldRows
 from streamer.report.evidence_rows import EvidenceRows
 
 Rejections = Mapping[str, Mapping[str, int]]
@@ -194,7 +194,9 @@ def report(
         rejection_counts(rejections) if isinstance(rejections, (str, os.PathLike)) else rejections
     )
     # what validation reads of the evidence, for the page
-    evidence = WithheldRows(view) if view.players else EvidenceRows()
+    evidence = (
+        WithheldRows(view) if view.players else MarkedRows(view) if view.secrets else EvidenceRows()
+    )
     try:
         checked = validate_bundle(folder, registry, evidence)
         if not checked.valid:
@@ -222,7 +224,7 @@ def report(
                     evidence=evidence,
                     run=run,
                     positions=_positions_in(folder, source),
-                    view=view if view.players else None,
+                    view=view if view.players or view.secrets else None,
                 )
             ),
         )

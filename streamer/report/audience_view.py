@@ -6,7 +6,9 @@ written as ``[withheld]`` (its ID and kind kept; no text, speaker or times) and 
 consecutive withheld units of one context as one row, the first's: the others' IDs are
 *aliases* of it, so that a reference to them still finds its row. ``players_page`` then
 keeps the lanes and records the players see, with their references through the aliases,
-and the contexts' references of those records only.
+and the contexts' references of those records only. The game master's page with secrets
+(``MarkedRows``, ``marked_lanes``) lists the records and units a player page leaves out,
+for the page to mark them (``secret``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,42 @@ from streamer.report.lane_tables import LaneTable
 Head = tuple[int, int, list[Reference]]
 
 
+def _speaker(unit: SourceUnit) -> str | None:
+    if unit.metadata is UNSET or unit.metadata.speaker is UNSET:
+        return None
+    return unit.metadata.speaker
+
+
+class MarkedRows(EvidenceRows):
+    """``EvidenceRows`` of the game master's page with secrets: every row kept, the IDs of
+    the units a player page withholds listed (``secret_units``, the page marks them)."""
+
+    def __init__(self, view: AudienceView) -> None:
+        super().__init__()
+        self._view = view
+        self.secret_units: list[str] = []
+
+    def units(self, units: list[SourceUnit], /) -> None:
+        secret = self._view.unit_secret
+        self.secret_units.extend(
+            unit.unit_id for unit in units if secret(unit.unit_id, unit.text, _speaker(unit))
+        )
+        super().units(units)
+
+
+def marked_lanes(tables: Sequence[LaneTable], view: AudienceView) -> list[dict[str, Any]]:
+    """The lanes of the game master's page, each with ``secret``: the indexes of its
+    records that name a secret (the page marks them)."""
+    lanes = []
+    for table in tables:
+        lane = table.to_json()
+        lane["secret"] = [
+            index for index, record in enumerate(table.records) if view.record_secret(record)
+        ]
+        lanes.append(lane)
+    return lanes
+
+
 class WithheldRows(EvidenceRows):
     """``EvidenceRows`` of a player page (see the module's documentation)."""
 
@@ -39,10 +77,7 @@ class WithheldRows(EvidenceRows):
     def units(self, units: list[SourceUnit], /) -> None:
         kept: list[SourceUnit] = []
         for unit in units:
-            speaker = None
-            if unit.metadata is not UNSET and unit.metadata.speaker is not UNSET:
-                speaker = unit.metadata.speaker
-            if self._view.unit_shown(unit.unit_id, unit.text, speaker):
+            if self._view.unit_shown(unit.unit_id, unit.text, _speaker(unit)):
                 self._run = None
                 kept.append(unit)
             elif self._run is not None:

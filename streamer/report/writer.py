@@ -39,9 +39,9 @@ from streamer.framework.party import Party
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
-from streamer.report.audience_view import players_page, shown_notes
+from streamer.report.audience_view import MarkedRows, marked_lanes, players_page, shown_notes
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_rows import EvidenceRows
+from streamer.report.evidence_rows import EvidenceRows, Reference
 from streamer.report.evidence_stream import read_header, session_units
 from streamer.report.lane_tables import lane_table
 from streamer.report.static_tables import static_page
@@ -114,7 +114,9 @@ def write_report(
     ``positions(unit_ids)``, when the source is at hand: their positions in the source
     document (the records' places in the session, for the timeline), or ``None``;
     ``view``: a player audience's (``evidence`` then a ``WithheldRows`` of it): the page
-    shows what they may see (``audience_view``), no rejection counts and no lane not shown."""
+    shows what they may see (``audience_view``), no rejection counts and no lane not shown;
+    the game master's with secrets (``evidence`` then a ``MarkedRows`` of it): the page
+    marks the records and units a player page leaves out."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
@@ -150,21 +152,17 @@ def write_report(
         }
     out.write(b',"rejections":' + _json(shown_rejections))
     out.write(b',"run":' + _json(None if run is None else run.to_json()))
-    out.write(b',"lanes":[' + b",".join(_json(table.to_json()) for table in tables) + b"]")
+    if view is not None and not view.players:  # the game master's, with secrets
+        lanes = marked_lanes(tables, view)
+    else:
+        lanes = [table.to_json() for table in tables]
+    out.write(b',"lanes":[' + b",".join(_json(lane) for lane in lanes) + b"]")
     out.write(b',"evidence":')
     descriptor = index.get(evidence_context.DESCRIPTOR)
-    context_count = unit_count = 0
     if descriptor is None:
         out.write(b"null")
     else:
-        path = folder / descriptor["file"]
-        header = read_header(path)
-        out.write(b'{"window_units":' + _json(header.window_units))
-        shown_lanes = header.lanes if allowlist is None else allowlist
-        out.write(b',"lanes":' + _json(shown_lanes) + b',"units":[')
-        evidence.copy_rows(out)
-        unit_count, context_count = evidence.rows, len(evidence.heads)
-        out.write(b'],"contexts":' + _json(heads) + b"}")
+        _write_evidence(out, folder / descriptor["file"], evidence, heads, allowlist)
     out.write(b"}")
     out.write(page.tail())
     return ReportSummary(
@@ -172,6 +170,26 @@ def write_report(
         lanes=len(tables),
         records=sum(len(table.records) for table in tables),
         evidence=descriptor is not None,
-        contexts=context_count,
-        units=unit_count,
+        contexts=0 if descriptor is None else len(evidence.heads),
+        units=0 if descriptor is None else evidence.rows,
     )
+
+
+def _write_evidence(
+    out: IO[bytes],
+    path: Path,
+    evidence: EvidenceRows,
+    heads: list[tuple[int, int, list[Reference]]],
+    allowlist: list[str] | None,
+) -> None:
+    """The ``evidence`` member: the header's, the rows, ``heads``; the allowlist given, or
+    the document's; the secret units of a game master's page with secrets."""
+    header = read_header(path)
+    out.write(b'{"window_units":' + _json(header.window_units))
+    shown_lanes = header.lanes if allowlist is None else allowlist
+    out.write(b',"lanes":' + _json(shown_lanes) + b',"units":[')
+    evidence.copy_rows(out)
+    out.write(b'],"contexts":' + _json(heads))
+    if isinstance(evidence, MarkedRows):
+        out.write(b',"secret_units":' + _json(evidence.secret_units))
+    out.write(b"}")
