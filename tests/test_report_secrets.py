@@ -12,6 +12,7 @@ from streamer import api
 from streamer.framework.audience import AudienceView, visible
 from streamer.framework.errors.types import ConfigurationError
 from streamer.normalization.glossary import parse_glossary
+from streamer.report import RunNotes
 from tests.report_support import embedded_data
 from tests.secrets_support import EPISODE, GLOSSARY, PLANTED_ALL, episode_pages, leaks, secrets_case
 from tests.support import invoke
@@ -153,3 +154,22 @@ def test_a_shared_episodes_players_page_holds_no_planted_secret(tmp_path: Path) 
     assert "ZAC" not in {row[3] for row in units}
     in_range = [row for row in units if "t00782" <= row[0] <= "t00790"]
     assert in_range == [["t00782", "utterance", "[withheld]", None, None, None]]
+
+
+def test_the_players_page_says_nothing_of_a_game_master_lane(tmp_path: Path) -> None:
+    bundle, glossary, _ = secrets_case(tmp_path)
+    run = RunNotes({"combat-turns": "no turn rules", "npcs": "a note"}, ("combat-turns",), "why")
+    out = tmp_path / "players.html"
+    api.report(
+        bundle,
+        output=out,
+        glossary=glossary,
+        audience="players",
+        game_master_lanes=["combat-turns"],
+        rejections={"combat-turns": {"unsupported": 2}, "npcs": {"unsupported": 1}},
+        run=run,
+    )
+    data = embedded_data(out.read_bytes())
+    assert data["run"] == {"notes": {"npcs": "a note"}, "not_run": [], "not_run_why": "why"}
+    assert data["rejections"] is None
+    assert b"combat-turns" not in out.read_bytes()

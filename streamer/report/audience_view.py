@@ -153,8 +153,11 @@ def players_page(
             (start, end, table.lane_id) for index in kept for start, end in table.references[index]
         )
         shown.append(_table(table, kept, rows))
-    allowed = [lane for lane in allowlist if view.lane_shown(lane)]
-    return PlayersPage(shown, _heads(rows, cited), allowed)
+    return PlayersPage(shown, _heads(rows, cited), list(shown_lanes(allowlist, view)))
+
+
+def shown_lanes(lanes: Sequence[str], view: AudienceView) -> tuple[str, ...]:
+    return tuple(lane for lane in lanes if view.lane_shown(lane))
 
 
 def shown_notes(notes: Mapping[str, str], view: AudienceView) -> dict[str, str]:

@@ -39,7 +39,13 @@ from streamer.framework.party import Party
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
-from streamer.report.audience_view import MarkedRows, marked_lanes, players_page, shown_notes
+from streamer.report.audience_view import (
+    MarkedRows,
+    marked_lanes,
+    players_page,
+    shown_lanes,
+    shown_notes,
+)
 from streamer.report.embedding import script_safe
 from streamer.report.evidence_rows import EvidenceRows, Reference
 from streamer.report.evidence_stream import read_header, session_units
@@ -134,7 +140,7 @@ def write_report(
         shown = players_page(tables, view, evidence, _allowlist(folder, index))
         tables, heads, allowlist = shown.tables, shown.heads, shown.allowlist
         notes, rejections = shown_notes(notes, view), None
-        run = run and RunNotes(notes, run.not_run, run.not_run_why)
+        run = run and RunNotes(notes, shown_lanes(run.not_run, view), run.not_run_why)
     not_run = ((), None) if run is None else (run.not_run, run.not_run_why)
     static = static_page(shown_title, source["document_id"], tables, notes, not_run, rejections)
     out.write(page.head(shown_title, static))
