@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +15,19 @@ import orjson
 from streamer.api.config import default_registry
 from streamer.api.evaluation import unit_positions, work_source
 from streamer.api.output_destinations import WriteTarget, check_output_destination, publish_to
-from streamer.api.reviews import page_review
+from streamer.api.reviews import load_review, page_review
 from streamer.api.validation import validate_bundle
-from streamer.framework.errors.safe_text import shown_path
+from streamer.framework.audience import AUDIENCES, GAME_MASTER, AudienceView
+from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.party import Party
+from streamer.framework.secrets import Secrets
 from streamer.framework.source.accepted import AcceptedSource
 from streamer.normalization.glossary import PARTY, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import ReportSummary, RunNotes, write_report
+from streamer.report.audience_view import MarkedRows, WithheldRows
 from streamer.report.evidence_rows import EvidenceRows
 
 Rejections = Mapping[str, Mapping[str, int]]
@@ -79,6 +82,24 @@ def glossary_party(
 ) -> Party:
     """The glossary's ``party`` in ``session`` (a document ID; empty without one)."""
     return party_of(load_glossary(Path(path), _glossary_sections(registry)), session)
+
+
+def audience_view(
+    audience: str,
+    glossary: str | os.PathLike[str] | None,
+    registry: ArtifactKindRegistry,
+    game_master_lanes: Collection[str] = (),
+) -> AudienceView:
+    """The view of ``audience`` (``game-master`` or ``players``): the glossary's secrets
+    (none without one) and the lanes marked as the game master's."""
+    if audience not in AUDIENCES:
+        raise ConfigurationError(
+            f"--audience {quoted(audience)} is not an audience", hint="game-master or players"
+        )
+    terms = (
+        None if glossary is None else load_glossary(Path(glossary), _glossary_sections(registry))
+    )
+    return AudienceView.of(audience, terms.secrets if terms else Secrets(), game_master_lanes)
 
 
 def _bundle_session(folder: Path) -> str:
@@ -149,6 +170,8 @@ def report(
     source: str | os.PathLike[str] | AcceptedSource | None = None,
     review: str | os.PathLike[str] | None = None,
     canon: bool = False,
+    audience: str = GAME_MASTER,
+    game_master_lanes: Collection[str] = (),
 ) -> ReportSummary:
     """Write the report of the bundle in ``bundle_dir`` to ``output`` (a path, published
     atomically and owner-only, ``-`` or a binary stream).
@@ -165,6 +188,8 @@ def report(
     the bundle, when it is there; ``api.reviews``): rejected records struck through, and
     with ``canon`` the records not reviewed marked; the summary's ``stale_reviews`` names
     the reviewed IDs no longer in the bundle.
+    ``audience``: ``players`` writes the page the players may see (``framework.audience``:
+    the glossary's secrets and ``game_master_lanes`` left out); default: the game master's.
     """
     if isinstance(output, (str, os.PathLike)):
         check_output_destination(output)
@@ -172,10 +197,14 @@ def report(
     registry = registry or default_registry()
     if glossary is not None:
         glossary_party(glossary, registry)  # a bad glossary fails before the bundle is read
+    view = audience_view(audience, glossary, registry, game_master_lanes)
     counts = (
         rejection_counts(rejections) if isinstance(rejections, (str, os.PathLike)) else rejections
     )
-    evidence = EvidenceRows()  # what validation reads of the evidence, for the page
+    # what validation reads of the evidence, for the page
+    evidence = (
+        WithheldRows(view) if view.players else MarkedRows(view) if view.secrets else EvidenceRows()
+    )
     try:
         checked = validate_bundle(folder, registry, evidence)
         if not checked.valid:
@@ -186,6 +215,11 @@ def report(
                 hint=f"'streamer validate {shown_path(folder)}' lists every problem",
             )
         shown_review = page_review(folder, review, registry, canon=canon)
+        if view.players:  # rejected records are left out; the marks and notes are the GM's
+            loaded = load_review(folder, review)
+            if loaded is not None:
+                view = dataclasses.replace(view, rejected=loaded.rejected_ids())
+            shown_review = None
         if glossary is None:
             party = bundle_party(folder, registry)
         else:  # the glossary's party in the bundle's session (the first: checked early)
@@ -205,6 +239,7 @@ def report(
                     run=run,
                     positions=_positions_in(folder, source),
                     review=shown_review,
+                    view=view if view.players or view.secrets else None,
                 )
             ),
         )

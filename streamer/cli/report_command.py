@@ -63,6 +63,18 @@ def report_command(
     canon: bool = typer.Option(
         False, "--canon", help="Mark the records the review has not accepted or rejected."
     ),
+    audience: str = typer.Option(
+        "game-master",
+        "--audience",
+        help="game-master: every record and unit (secrets marked); players: the page the "
+        "players may see, without the glossary's secrets and the game master's lanes.",
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="The pipeline configuration: its lanes marked audience: game-master are left "
+        "out of a players page.",
+    ),
     campaign: Path | None = typer.Option(
         None,
         "--campaign",
@@ -76,10 +88,11 @@ def report_command(
     the evidence they cite, a timeline, search, filters and sorting. It holds transcript
     text: keep it as the bundle."""
     if campaign is not None:
-        given = (bundle_dir, output, title, rejections, source, review)
+        given = (bundle_dir, output, title, rejections, source, review, config)
         if any(value is not None for value in given):
             raise ConfigurationError(
-                "--campaign takes no BUNDLE_DIR, --output, --title, --rejections or --source",
+                "--campaign takes no BUNDLE_DIR, --output, --title, --rejections or --source"
+                + (", nor --config" if config is not None else ""),
                 hint="the campaign page is DIR/index.html",
             )
         print_receipt(api.campaign(campaign, glossary=glossary))
@@ -105,6 +118,8 @@ def report_command(
         source=source,
         review=review,
         canon=canon,
+        audience=audience,
+        game_master_lanes=() if config is None else api.load_config(config).game_master_lanes(),
     )
     if shown.stale_reviews:
         where = review if review is not None else review_path(bundle_dir)

@@ -17,6 +17,8 @@ DEFAULT_OVERLAP_UNITS = 10
 # any useful value (a chunk is cut for a model's context; a window is a few units).
 MAX_WINDOW_UNITS = 1_000
 MAX_CHUNK_UNITS = 10_000
+AUDIENCE_ALL = "all"  # a lane's audience: everyone's pages (the default) ...
+LANE_AUDIENCES = (AUDIENCE_ALL, "game-master")  # ... or the game master's only
 DEFAULT_OUTPUT_MODULE = "json"  # output.module when absent (a streamer.outputs plugin)
 
 
@@ -26,13 +28,14 @@ class LaneConfig:
     ``engine`` and ``max_tokens`` are the lane's own (``None``: ``pipeline.extraction``'s).
     ``engines``: the lane's engines when it names several (``engine: [rules, openai]``),
     each run on every chunk, their candidates normalized together; ``engine`` is then
-    ``None``."""
+    ``None``. ``audience``: ``game-master`` leaves the lane out of the players' pages."""
 
     id: str
     kind: ArtifactKind[Any]
     engine: str | None = None
     max_tokens: int | None = None
     engines: tuple[str, ...] = ()
+    audience: str = AUDIENCE_ALL
 
     def engine_names(self, default: str) -> tuple[str, ...]:
         """The engines that extract the lane: its own, else ``default``
@@ -78,6 +81,10 @@ class Configuration:
     output_module: str = DEFAULT_OUTPUT_MODULE  # output.module: a streamer.outputs name
     # The file it was loaded from, if any: an --output must never replace it.
     path: Path | None = field(default=None, compare=False)
+
+    def game_master_lanes(self) -> tuple[str, ...]:
+        """The lanes left out of the players' pages (``audience: game-master``)."""
+        return tuple(lane.id for lane in self.lanes if lane.audience != AUDIENCE_ALL)
 
     def lane(self, lane_id: str) -> LaneConfig:
         for lane in self.lanes:

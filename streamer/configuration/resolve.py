@@ -17,10 +17,12 @@ from streamer.configuration.extraction_settings import (
     resolve_extraction,
 )
 from streamer.configuration.model import (
+    AUDIENCE_ALL,
     DEFAULT_MAX_UNITS,
     DEFAULT_OUTPUT_MODULE,
     DEFAULT_OVERLAP_UNITS,
     DEFAULT_WINDOW_UNITS,
+    LANE_AUDIENCES,
     MAX_CHUNK_UNITS,
     MAX_WINDOW_UNITS,
     ChunkingConfig,
@@ -117,7 +119,10 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
     for index, item in enumerate(value):
         path = f"$.pipeline.lanes[{index}]"
         lane = _object(
-            item, path, required={"id", "artifact_kind"}, optional={"engine", "max_tokens"}
+            item,
+            path,
+            required={"id", "artifact_kind"},
+            optional={"engine", "max_tokens", "audience"},
         )
         lane_id = _lane_id(lane["id"], f"{path}.id")
         if lane_id in seen:
@@ -135,7 +140,13 @@ def _lanes(value: Any, registry: ArtifactKindRegistry) -> tuple[LaneConfig, ...]
         )
         several = engines if len(engines) > 1 else ()
         engine = engines[0] if len(engines) == 1 else None
-        lanes.append(LaneConfig(lane_id, kind, engine, max_tokens, several))
+        audience = lane.get("audience", AUDIENCE_ALL)
+        if audience not in LANE_AUDIENCES:
+            raise ConfigurationError(
+                f"{path}.audience must be one of: " + ", ".join(LANE_AUDIENCES),
+                hint="game-master: the lane is left out of the players' pages",
+            )
+        lanes.append(LaneConfig(lane_id, kind, engine, max_tokens, several, audience))
     return tuple(lanes)
 
 

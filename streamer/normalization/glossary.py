@@ -9,6 +9,10 @@ names:                       # canonical name -> aliases, for every name-valued 
   "Vex'ahlia": [Vex, Vexahlia]
 spells:                      # an alias section: the group's own names of catalog values
   "Tiny Hut": [hut, "the dome"]
+secrets:                     # what a player page leaves out (streamer.framework.secrets)
+  names: ["the Chroma Conclave's plan"]
+  units: [[t00120, t00134]]
+  speakers: ["MATT (aside)"]
 ```
 
 ``names`` is generic; an *alias section* (``spells``) is the ``glossary_aliases`` section of a
@@ -38,6 +42,8 @@ from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.names import name_key
 from streamer.framework.party import Party
 from streamer.framework.regular_files import MIB, read_regular_text
+from streamer.framework.secrets import Secrets
+from streamer.normalization.glossary_secrets import SECRETS, parse_secrets
 from streamer.normalization.names import Names
 
 GLOSSARY_MAX_BYTES = 1 * MIB  # read whole, as the configuration is
@@ -56,6 +62,7 @@ class Glossary:
     sections: dict[str, list[Any]] = field(default_factory=dict)
     aliases: dict[str, Names] = field(default_factory=dict)
     where: str = "glossary"  # how messages name it: ``glossary PATH``
+    secrets: Secrets = field(default_factory=Secrets)
 
 
 def load_glossary(
@@ -90,7 +97,7 @@ def parse_glossary(
         return Glossary(where=where)
     if not isinstance(data, dict):
         raise ConfigurationError(f"{where}: $ must be a mapping")
-    accepted = sorted({NAMES, *sections, *alias_sections})
+    accepted = sorted({NAMES, SECRETS, *sections, *alias_sections})
     for key in data:
         if key not in accepted:
             shown = quoted(key) if isinstance(key, str) else "(a non-string key)"
@@ -109,7 +116,9 @@ def parse_glossary(
     aliases = {
         name: _names(data[name], where, name) for name in sorted(alias_sections) if name in data
     }
-    return Glossary(_names(data.get(NAMES), where), found, aliases, where)
+    names = _names(data.get(NAMES), where)
+    secrets = parse_secrets(data.get(SECRETS), where, names)
+    return Glossary(names, found, aliases, where, secrets)
 
 
 def _names(value: Any, where: str, member: str = NAMES) -> Names:

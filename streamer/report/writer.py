@@ -36,13 +36,21 @@ from typing import IO, Any
 
 import orjson
 
+from streamer.framework.audience import AudienceView
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.party import Party
 from streamer.output import evidence_context
 from streamer.output.bundle_documents import INDEX_FILE
 from streamer.report import page
+from streamer.report.audience_view import (
+    MarkedRows,
+    marked_lanes,
+    players_page,
+    shown_lanes,
+    shown_notes,
+)
 from streamer.report.embedding import script_safe
-from streamer.report.evidence_rows import EvidenceRows
+from streamer.report.evidence_rows import EvidenceRows, Reference
 from streamer.report.evidence_stream import read_header, session_units
 from streamer.report.lane_tables import lane_table
 from streamer.report.static_tables import static_page
@@ -88,6 +96,11 @@ def default_title(document_id: str) -> str:
     return f"streamer report: {document_id}"
 
 
+def _allowlist(folder: Path, index: dict[str, Any]) -> list[str]:
+    descriptor = index.get(evidence_context.DESCRIPTOR)
+    return [] if descriptor is None else read_header(folder / descriptor["file"]).lanes
+
+
 def write_report(
     folder: Path,
     registry: ArtifactKindRegistry,
@@ -100,6 +113,7 @@ def write_report(
     run: RunNotes | None = None,
     positions: Callable[[set[str]], Mapping[str, int] | None] | None = None,
     review: Mapping[str, Any] | None = None,
+    view: AudienceView | None = None,
 ) -> ReportSummary:
     """Write the report of the bundle in ``folder`` to ``out``; ``evidence``: the evidence
     document's rows and heads as the caller's validation of the bundle read them
@@ -109,7 +123,11 @@ def write_report(
     ``rejections`` gives per lane the count of rejected candidates by reason (counts only,
     never values); ``run``, why lanes are empty or absent, when the run says;
     ``positions(unit_ids)``, when the source is at hand: their positions in the source
-    document (the records' places in the session, for the timeline), or ``None``."""
+    document (the records' places in the session, for the timeline), or ``None``;
+    ``view``: a player audience's (``evidence`` then a ``WithheldRows`` of it): the page
+    shows what they may see (``audience_view``), no rejection counts and no lane not shown;
+    the game master's with secrets (``evidence`` then a ``MarkedRows`` of it): the page
+    marks the records and units a player page leaves out."""
     index = orjson.loads((folder / INDEX_FILE).read_bytes())
     source = index["source"]
     tables = [lane_table(folder, descriptor, registry) for descriptor in index["lanes"]]
@@ -122,12 +140,20 @@ def write_report(
     chunk_map = index.get("chunk_map")
     units_in_session = None if chunk_map is None else session_units(folder / chunk_map["file"])
     notes = {} if run is None else run.notes
+    heads, allowlist = evidence.heads, None
+    if view is not None and view.players:
+        shown = players_page(tables, view, evidence, _allowlist(folder, index))
+        tables, heads, allowlist = shown.tables, shown.heads, shown.allowlist
+        notes, rejections = shown_notes(notes, view), None
+        run = run and RunNotes(notes, shown_lanes(run.not_run, view), run.not_run_why)
     not_run = ((), None) if run is None else (run.not_run, run.not_run_why)
     static = static_page(shown_title, source["document_id"], tables, notes, not_run, rejections)
     out.write(page.head(shown_title, static))
     out.write(b'{"title":' + _json(shown_title) + b',"source":' + _json(source))
     out.write(b',"session_units":' + _json(units_in_session))
     characters = party.as_written(evidence.speakers) if party else []
+    if view is not None and view.players:
+        characters = [pair for pair in characters if view.unit_shown("", "", pair[0])]
     out.write(b',"characters":' + _json(characters))
     shown_rejections = None
     if rejections is not None:
@@ -139,20 +165,17 @@ def write_report(
     out.write(b',"run":' + _json(None if run is None else run.to_json()))
     if review is not None:
         out.write(b',"review":' + _json(review))
-    out.write(b',"lanes":[' + b",".join(_json(table.to_json()) for table in tables) + b"]")
+    if view is not None and not view.players:  # the game master's, with secrets
+        lanes = marked_lanes(tables, view)
+    else:
+        lanes = [table.to_json() for table in tables]
+    out.write(b',"lanes":[' + b",".join(_json(lane) for lane in lanes) + b"]")
     out.write(b',"evidence":')
     descriptor = index.get(evidence_context.DESCRIPTOR)
-    context_count = unit_count = 0
     if descriptor is None:
         out.write(b"null")
     else:
-        path = folder / descriptor["file"]
-        header = read_header(path)
-        out.write(b'{"window_units":' + _json(header.window_units))
-        out.write(b',"lanes":' + _json(header.lanes) + b',"units":[')
-        evidence.copy_rows(out)
-        unit_count, context_count = evidence.rows, len(evidence.heads)
-        out.write(b'],"contexts":' + _json(evidence.heads) + b"}")
+        _write_evidence(out, folder / descriptor["file"], evidence, heads, allowlist)
     out.write(b"}")
     out.write(page.tail())
     return ReportSummary(
@@ -160,6 +183,26 @@ def write_report(
         lanes=len(tables),
         records=sum(len(table.records) for table in tables),
         evidence=descriptor is not None,
-        contexts=context_count,
-        units=unit_count,
+        contexts=0 if descriptor is None else len(evidence.heads),
+        units=0 if descriptor is None else evidence.rows,
     )
+
+
+def _write_evidence(
+    out: IO[bytes],
+    path: Path,
+    evidence: EvidenceRows,
+    heads: list[tuple[int, int, list[Reference]]],
+    allowlist: list[str] | None,
+) -> None:
+    """The ``evidence`` member: the header's, the rows, ``heads``; the allowlist given, or
+    the document's; the secret units of a game master's page with secrets."""
+    header = read_header(path)
+    out.write(b'{"window_units":' + _json(header.window_units))
+    shown_lanes = header.lanes if allowlist is None else allowlist
+    out.write(b',"lanes":' + _json(shown_lanes) + b',"units":[')
+    evidence.copy_rows(out)
+    out.write(b'],"contexts":' + _json(heads))
+    if isinstance(evidence, MarkedRows):
+        out.write(b',"secret_units":' + _json(evidence.secret_units))
+    out.write(b"}")

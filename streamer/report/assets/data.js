@@ -25,6 +25,7 @@
       records: lane.records,
       references: lane.references.map(function (cited) { return cited.map(unpackReference); }),
       at: lane.at || null, // each record's place in the session (a source position), when known
+      secret: new Set(lane.secret || []), // the game master's page: records naming a secret
     };
   }
   // The whole page's data; the parsed JSON is not kept (its rows are garbage once unpacked).
@@ -47,6 +48,7 @@
       allowlist: new Set(evidence ? evidence.lanes : []),
       units: evidence ? evidence.units.map(unpackUnit) : [],
       contexts: evidence ? evidence.contexts.map(unpackContext) : [],
+      secretUnits: new Set(evidence && evidence.secret_units || []), // units a secret withholds
     };
   }
   const report = unpackReport(JSON.parse(document.getElementById("report-data").textContent));

@@ -16,6 +16,7 @@
       : el("span", "cites", []));
     const text = highlighted(unit.text, query);
     if (direct) text.insertBefore(el("span", "mark", ["cited"]), text.firstChild);
+    if (report.secretUnits.has(unit.id)) text.insertBefore(el("span", "secret", ["secret"]), text.firstChild);
     row.appendChild(text);
     return row;
   }

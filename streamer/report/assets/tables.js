@@ -56,6 +56,7 @@
   function recordRow(l, r, columns, evidenceColumn) {
     const lane = lanes[l], record = lane.records[r];
     const row = el("tr", "record", [el("td", "position", [String(r + 1)])]);
+    if (lane.secret.has(r)) row.firstChild.appendChild(el("span", "secret", ["secret"]));
     row.dataset.record = String(r);
     row.tabIndex = 0;
     if (state.selected && state.selected.lane === l && state.selected.record === r) row.classList.add("selected");
