@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from streamer import api
+from streamer.api.reviews import review
 from streamer.framework.audience import AudienceView, visible
 from streamer.framework.errors.types import ConfigurationError
 from streamer.normalization.glossary import parse_glossary
@@ -173,3 +174,24 @@ def test_the_players_page_says_nothing_of_a_game_master_lane(tmp_path: Path) -> 
     assert data["run"] == {"notes": {"npcs": "a note"}, "not_run": [], "not_run_why": "why"}
     assert data["rejections"] is None
     assert b"combat-turns" not in out.read_bytes()
+
+
+def test_a_record_the_review_rejects_is_not_on_the_players_page(tmp_path: Path) -> None:
+    bundle, glossary, config = secrets_case(tmp_path)
+    lanes = api.load_config(config).game_master_lanes()
+    review(bundle, reject=["npc-3"], notes=[("npc-3", "a secret note")])
+    pages = {}
+    for audience in ("game-master", "players"):
+        out = tmp_path / f"{audience}.html"
+        api.report(
+            bundle, output=out, glossary=glossary, audience=audience, game_master_lanes=lanes
+        )
+        pages[audience] = embedded_data(out.read_bytes())
+    players = pages["players"]
+    npcs = next(lane for lane in players["lanes"] if lane["lane_id"] == "npcs")
+    assert [record["npc_id"] for record in npcs["records"]] == ["npc-1"]
+    assert "review" not in players  # the marks and notes are the game master's
+    assert pages["game-master"]["review"]["marks"] == {
+        "npc-3": {"verdict": "rejected", "note": "a secret note"}
+    }
+    assert b"a secret note" not in (tmp_path / "players.html").read_bytes()
