@@ -31,11 +31,14 @@ def check_notes(notes: Path | None, *, force: bool) -> None:
         raise ConfigurationError("--force replaces notes: give --notes DIR with it")
 
 
-def write_notes(folder: Path, notes: Path | None, *, force: bool) -> api.VaultResult | None:
-    """The vault of ``folder``'s registry into ``notes`` (``None``: no vault)."""
+def write_notes(
+    folder: Path, notes: Path | None, *, force: bool, registry: Path | None = None
+) -> api.VaultResult | None:
+    """The vault of ``folder``'s registry (or ``registry``) into ``notes`` (``None``: no
+    vault)."""
     if notes is None:
         return None
-    result = api.write_vault(folder / REGISTRY_FILE, notes, force=force)
+    result = api.write_vault(registry or folder / REGISTRY_FILE, notes, force=force)
     line = result.kept_line()
     if line is not None and sys.stderr is not None:
         print(line, file=sys.stderr)
