@@ -358,7 +358,7 @@ def test_the_configured_glossary_is_used_relative_to_the_configuration(tmp_path:
         ),
         (
             "monsters: []\n",
-            'glossary GLOSSARY: $: unknown member "monsters" (hint: accepted: names, party, spells)',
+            'glossary GLOSSARY: $: unknown member "monsters" (hint: accepted: names, party, secrets, spells)',
         ),
         ("names: {Vex: []}\nnames: {}\n", "glossary GLOSSARY line 2: duplicate key"),
         ("party: [{player: LAURA}]\n", "glossary: $.party[0].character is required"),
