@@ -208,3 +208,28 @@ def test_the_report_refuses_a_review_of_another_bundle(bundle: Path, tmp_path: P
     )
     assert "psst" not in result.stderr
     assert not (tmp_path / "p.html").exists()
+
+
+def test_validate_checks_a_review_file(bundle: Path) -> None:
+    review(bundle, accept=["spell-1"], reject=["spell-2"], notes=[("spell-2", "a private note")])
+    path = review_path(bundle)
+    checked = invoke(["validate", str(path)])
+    assert (checked.status, checked.stderr) == (0, "")
+    assert orjson.loads(checked.stdout) == {
+        "status": "valid",
+        "artifact_kind": "review/records",
+        "document_id": "demo-slayers-take",
+        "accepted": 1,
+        "rejected": 1,
+    }
+    data = orjson.loads(path.read_bytes())
+    data["records"]["spell-2"]["verdict"] = "maybe"
+    path.write_bytes(orjson.dumps(data))
+    invalid = invoke(["validate", str(path)])
+    assert invalid.status == 3
+    assert invalid.stdout == b""
+    assert invalid.stderr.partition(" (hint: ")[0] == (
+        f"streamer: error: review {path} is not valid (1 problem): "
+        "$.records['spell-2'].verdict breaks the schema rule 'enum' (notarius.review)"
+    )
+    assert "a private note" not in invalid.stderr

@@ -10,6 +10,9 @@ import typer
 from streamer import api
 from streamer.cli.app import CommandFailed, app
 from streamer.framework.errors.types import ExitStatus
+from streamer.validation.review import ARTIFACT_KIND as REVIEW_KIND
+from streamer.validation.review import SUFFIX as REVIEW_SUFFIX
+from streamer.validation.review import read_review
 
 
 @app.command("validate")
@@ -17,12 +20,25 @@ def validate_command(
     directory: Path = typer.Argument(
         ...,
         metavar="PATH",
-        help="The bundle folder, or a campaign registry (campaign.registry.json).",
+        help="The bundle folder, a campaign registry (campaign.registry.json) or a review "
+        "(BUNDLE.review.json).",
     ),
 ) -> None:
-    """Check the bundle in PATH (or the campaign registry PATH, a .json file): one line per
-    problem on stderr and exit status 3, or a one-line JSON summary on stdout."""
+    """Check the bundle in PATH (or the campaign registry or review PATH, a .json file): one
+    line per problem on stderr and exit status 3, or a one-line JSON summary on stdout."""
     api.require_standard_output()
+    if directory.name.endswith(REVIEW_SUFFIX) and directory.is_file():
+        review = read_review(directory, "validate")
+        verdicts = [review.rejected(key) for key in review.ordered()]
+        described = {
+            "status": "valid",
+            "artifact_kind": REVIEW_KIND,
+            "document_id": review.document_id,
+            "accepted": verdicts.count(False),
+            "rejected": verdicts.count(True),
+        }
+        typer.echo(orjson.dumps(described).decode("utf-8"))
+        return
     if directory.suffix == ".json" and directory.is_file():
         checked = api.validate_registry(directory)
         if not checked.valid or checked.registry is None:
