@@ -17,7 +17,11 @@ from tests.support import REPO, invoke
 
 CAMPAIGN = REPO / "fixtures" / "campaign"
 SECRET = "Yussa Errenis"  # an NPC of S3 the players must not know yet
-GLOSSARY = (CAMPAIGN / "glossary.yaml").read_text() + f'secrets:\n  names: ["{SECRET}"]\n'
+GLOSSARY = (CAMPAIGN / "secrets-glossary.yaml").read_text()  # its secret: SECRET
+
+
+def test_the_fixture_glossarys_secret_is_the_one_searched_for() -> None:
+    assert GLOSSARY.endswith(f'secrets:\n  names: ["{SECRET}"]\n')
 
 
 def _campaign(tmp_path: Path) -> tuple[Path, Path]:
