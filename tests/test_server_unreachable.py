@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from streamer.extraction.transport import _unreachable
+from streamer.extraction.transport_errors import unreachable as _unreachable
 from tests.support import REPO, invoke
 
 SESSION = REPO / "fixtures" / "quickstart" / "session.vtt"
