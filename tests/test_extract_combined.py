@@ -18,14 +18,17 @@ from streamer import api
 from streamer.api.config import default_registry
 from streamer.extraction.combined import (
     COMBINED_INTRO,
+    LAYOUT,
     Part,
     combined_format,
+    combined_messages,
     combined_schema,
     split_answer,
 )
-from streamer.extraction.combined_run import shares
+from streamer.extraction.combined_run import asked_lanes, shares
 from streamer.extraction.requests import ASK_SHORTER
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer
+from streamer.framework.kinds.extraction_spec import ShownUnit
 from tests.extract_support import (
     SESSION,
     candidates,
@@ -267,6 +270,37 @@ def kinds(*names: str) -> list[Part]:
         assert kind.extraction is not None
         out.append(Part(lane_id, kind, kind.extraction.prompt))
     return out
+
+
+def test_the_questions_come_first_and_every_chunk_shares_them() -> None:
+    parts = kinds("dnd/spell-casts", "dnd/npcs", "dnd/item-events")
+    preamble = parts[0].prompt.preamble
+    assert preamble and {part.prompt.preamble for part in parts} == {preamble}
+    one = [ShownUnit("u1", "MATT", "A half-elf named Talwyn waves."), ShownUnit("u2", None, "Hi")]
+    other = [ShownUnit("u3", "SAM", "I cast\nShield.")]
+    system = (
+        f"{preamble}\n\nQuestion spells:\n{parts[0].prompt.instructions}"
+        f"\n\nQuestion npcs:\n{parts[1].prompt.instructions}"
+        f"\n\nQuestion items:\n{parts[2].prompt.instructions}"
+    )
+    assert combined_messages(parts, one) == [
+        {"role": "system", "content": system},
+        {
+            "role": "user",
+            "content": "Units:\n[u1] MATT: A half-elf named Talwyn waves.\n[u2] Hi\n\n"
+            + COMBINED_INTRO,
+        },
+    ]
+    # the server's prompt cache keeps everything before the units: the same for every chunk
+    assert combined_messages(parts, other)[0] == {"role": "system", "content": system}
+    assert combined_messages(parts, other)[1]["content"] == (
+        "Units:\n[u3] SAM: I cast Shield.\n\n" + COMBINED_INTRO
+    )
+
+
+def test_a_combined_answer_is_keyed_by_the_layout_and_the_lanes_asked() -> None:
+    assert LAYOUT == "questions-first"
+    assert asked_lanes([]) == [LAYOUT]
 
 
 def test_the_combined_schema_takes_each_lanes_answer_and_nothing_else() -> None:

@@ -1,17 +1,23 @@
 """One request for every model lane of a chunk (``pipeline.extraction.requests: combined``).
 
-The chunk is laid out as a lane's request lays it out (the preamble, then the units), and
-one question follows: every lane's instructions in turn, each under its lane ID, and one
-JSON object to answer with, one member per lane ID holding that lane's own
-``{"records": [...]}``. In a mode with a schema, the schema is that object: one member per
-lane, each the lane's own response schema (their ``$defs`` merged, renamed where two kinds
-define one name differently); in ``json_object`` and ``none`` the instructions alone say
-it. ``max_tokens`` is the sum of the lanes' own.
+Every combined request of a run asks the same questions about other units, so the
+questions come first, where a server's prompt cache keeps them (llama.cpp's
+``cache_prompt``, llama-cpp-python's last prompt, vLLM's prefix caching): the system
+message is the lanes' preamble, then every lane's instructions in turn, each under its
+lane ID; the user message is the chunk's units (as a lane's request lays them out), then
+one short constant line asking for one JSON object, one member per lane ID holding that
+lane's own ``{"records": [...]}``. A server that keeps the previous prompt evaluates the
+questions once, then only each chunk's units and that line (``LAYOUT`` names this layout
+in the cache key: an answer to another layout is never reused). In a mode with a schema,
+the schema is that object: one member per lane, each the lane's own response schema
+(their ``$defs`` merged, renamed where two kinds define one name differently); in
+``json_object`` and ``none`` the instructions alone say it. ``max_tokens`` is the sum of
+the lanes' own.
 
 The answer is split back lane by lane (``split_answer``): each member is validated as that
 lane's answer would be; a lane whose member is missing or invalid gets the problem
-instead, and is asked again alone. An answer cut at ``max_tokens`` leaves every lane's part
-invalid.
+instead, and is asked again alone (in the per-lane layout). An answer cut at
+``max_tokens`` leaves every lane's part invalid.
 """
 
 from __future__ import annotations
@@ -29,10 +35,11 @@ from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
 COMBINED_INTRO = (
-    "Answer each question below about these units. Answer with one JSON object, one member "
+    "Answer each question above about these units. Answer with one JSON object, one member "
     "per question, named by the question's ID, each member the answer to that question in "
     "the shape it asks."
 )
+LAYOUT = "questions-first"  # in the cache key of a combined answer (``combined_run``)
 QUESTION_HEADER = "Question {lane_id}:\n"
 SCHEMA_NAME = "lanes"
 
@@ -47,27 +54,17 @@ class Part:
 
 
 def combined_messages(parts: Sequence[Part], units: Sequence[ShownUnit]) -> list[dict[str, str]]:
-    """The chunk once, then every lane's question in turn: the system message is the
-    lanes' preamble (their distinct preambles, in order, when they differ)."""
-    lines = "\n".join(unit.line() for unit in units)
+    """The questions first, then the chunk: the system message is the lanes' preamble
+    (their distinct preambles, in order, when they differ) and every lane's question in
+    turn; the user message the units and ``COMBINED_INTRO``."""
     questions = QUESTION_SEPARATOR.join(
         QUESTION_HEADER.format(lane_id=part.lane_id) + part.prompt.instructions for part in parts
     )
-    user = {
-        "role": "user",
-        "content": UNITS_HEADER
-        + lines
-        + QUESTION_SEPARATOR
-        + COMBINED_INTRO
-        + QUESTION_SEPARATOR
-        + questions,
-    }
-    preamble = QUESTION_SEPARATOR.join(
-        dict.fromkeys(part.prompt.preamble for part in parts if part.prompt.preamble)
-    )
-    if not preamble:
-        return [user]
-    return [{"role": "system", "content": preamble}, user]
+    preambles = dict.fromkeys(part.prompt.preamble for part in parts if part.prompt.preamble)
+    system = QUESTION_SEPARATOR.join([*preambles, questions])
+    lines = "\n".join(unit.line() for unit in units)
+    user = UNITS_HEADER + lines + QUESTION_SEPARATOR + COMBINED_INTRO
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def combined_schema(parts: Sequence[Part]) -> dict[str, Any]:

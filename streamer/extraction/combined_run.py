@@ -24,7 +24,13 @@ import asyncio
 from typing import Any
 
 from streamer.extraction.chunks import ExtractionChunk
-from streamer.extraction.combined import Part, combined_format, combined_messages, split_answer
+from streamer.extraction.combined import (
+    LAYOUT,
+    Part,
+    combined_format,
+    combined_messages,
+    split_answer,
+)
 from streamer.extraction.requests import request_body
 from streamer.extraction.responses import InvalidAnswer
 from streamer.extraction.run import LanePlan, ModelAsker
@@ -189,6 +195,10 @@ class CombinedAsker(ModelAsker):
 
 
 def asked_lanes(lanes: list[LanePlan]) -> list[Any]:
-    """What a combined answer depends on of the lanes asked together: each one's ID, kind
-    (and its version) and prompt, in the order they were asked."""
-    return [[lane.lane_id, lane.kind.name, lane.kind.version, lane.prompt_id] for lane in lanes]
+    """What a combined answer depends on: the request's layout, and of the lanes asked
+    together each one's ID, kind (and its version) and prompt, in the order they were
+    asked."""
+    return [
+        LAYOUT,
+        *([lane.lane_id, lane.kind.name, lane.kind.version, lane.prompt_id] for lane in lanes),
+    ]
