@@ -92,10 +92,13 @@ def test_the_glossary_s_party_and_names_come_first() -> None:
 
 
 def test_without_a_party_names_said_to_the_players_are_the_party() -> None:
-    # "Grog, ..." said twice by the game master: Grog is the party's
-    survey = surveyed([*SESSION, ("MATT", "Grog nods.")])
-    assert survey.names["Grog"].addressed == {"MATT": 2}
+    # "Grog, ..." answered by TRAVIS twice: Grog is TRAVIS's character (party_inference)
+    lines = [("LAURA", "Grog, come here."), ("TRAVIS", "Coming."), ("MATT", "So Grog nods.")]
+    survey = surveyed([*SESSION, *lines])
+    assert survey.names["Grog"].answered == {"TRAVIS": 2, "LAURA": 1}
     assert "Grog" not in classify(survey, {}, {}).npcs
+    # with a party, only the glossary says who is in it
+    assert classify(survey, {"SAM": "Scanlan"}, {}).npcs["Grog"] == "Grog"
 
 
 def test_words_of_the_game_and_the_real_world_are_no_names() -> None:

@@ -11,7 +11,9 @@ English sentence starts with a capital.
 ``NameSurvey.add(speaker, text)`` counts, per name: how often it is said, how often in the
 middle of a sentence, by which speaker, and after which cue (``cues``: the word before it,
 the words after it, lower-cased). It also counts each lower-case word of the session (how
-common a word is *here*: "well" is said in lower case, "Brenna" never). The counts are
+common a word is *here*: "well" is said in lower case, "Brenna" never), and who speaks
+next after a unit that says a name to someone ("Grog, what do you do?" answered by
+TRAVIS: ``NameCounts.answered``). The counts are
 bounded by the session's vocabulary, never its units. Deterministic: counts only.
 """
 
@@ -55,6 +57,7 @@ class NameCounts:
     after: Counter[str] = field(default_factory=Counter)  # the lower-case word after it
     before_two: Counter[str] = field(default_factory=Counter)  # "city of", "in the"
     addressed: Counter[str] = field(default_factory=Counter)  # speakers saying it to someone
+    answered: Counter[str] = field(default_factory=Counter)  # who speaks next, when another
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
 
 
@@ -66,6 +69,8 @@ class NameSurvey:
     lower: Counter[str] = field(default_factory=Counter)
     speakers: Counter[str] = field(default_factory=Counter)  # units per speaker
     units: int = 0
+    # The last unit's speaker and the names it said to someone (``NameCounts.answered``).
+    said_to: tuple[str, tuple[str, ...]] = ("", ())
 
     def add(self, speaker: str | None, text: str) -> None:
         who = "" if speaker is None else " ".join(speaker.split())
@@ -74,7 +79,11 @@ class NameSurvey:
         text = text.translate(_APOSTROPHES)
         lower = _LOWER.findall(text)
         self.lower.update(lower)
+        last, called = self.said_to
+        for name in called if who != last else ():
+            self.names[name].answered[who] += 1
         real = not REAL_WORLD.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
+        vocatives: list[str] = []
         for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
             if counts is None:
@@ -91,8 +100,10 @@ class NameSurvey:
                 counts.after[following] += 1
             if opens:
                 counts.addressed[who] += 1
+                vocatives.append(name)
             if real:
                 counts.out_of_game += 1
+        self.said_to = (who, tuple(dict.fromkeys(vocatives)))
 
 
 class Span(NamedTuple):

@@ -34,12 +34,11 @@ from streamer.domain.dnd.name_cues import (
     PLACE_WORDS,
     POSSESSIVES,
 )
+from streamer.domain.dnd.party_inference import party_names
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.names import name_key
 
-SAID_TO_PLAYERS = 2  # the game master says a party name to someone at least this often
-ADDRESSERS = 3  # or this many speakers do
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
 TITLED = frozenset(title.lower() for title in TITLES)
 
@@ -147,6 +146,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.after.update(counts.after)
     total.before_two.update(counts.before_two)
     total.addressed.update(counts.addressed)
+    total.answered.update(counts.answered)
     total.out_of_game += counts.out_of_game
 
 
@@ -177,9 +177,11 @@ def classify(
     party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
     npcs: dict[str, str] = {}
     places: dict[str, str] = {}
-    for group in _groups(openings_split(survey), gm):
+    groups = _groups(openings_split(survey), gm)
+    owned = party_names({g.name: g.counts for g in groups}, gm) if not party else frozenset()
+    for group in groups:
         keys = {name_key(form) for form in group.forms}
-        if keys & party_keys or (not party and _party_word(group.counts, gm)):
+        if keys & party_keys or group.name in owned:
             continue
         if not _worldly(group, survey, labels, gm):
             continue
@@ -193,12 +195,6 @@ def classify(
             target.update(dict.fromkeys(group.forms, name))
     short = {form for forms in (npcs, places) for form, name in forms.items() if form != name}
     return WorldNames(npcs, places, frozenset(short))
-
-
-def _party_word(counts: NameCounts, gm: str) -> bool:
-    """Without a glossary's party: a name the game master says to someone twice, or that
-    three speakers say to someone ("Keyleth, ..." from three players)."""
-    return counts.addressed[gm] >= SAID_TO_PLAYERS or len(+counts.addressed) >= ADDRESSERS
 
 
 def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:

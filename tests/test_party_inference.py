@@ -1,0 +1,119 @@
+"""The party without a glossary (``party_inference``): who answers a name said to someone,
+each rule on short lines written like the development episodes' (C1E001, C2E001, C2E035),
+and the miner keeping a party character out of the NPCs only where no party is given."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from streamer.domain.dnd.party_inference import owner, party_names
+from streamer.domain.dnd.proper_nouns import NameCounts, NameSurvey
+from streamer.domain.dnd.world_names import classify
+
+
+def surveyed(lines: Sequence[tuple[str, str]]) -> NameSurvey:
+    survey = NameSurvey()
+    for speaker, text in lines:
+        survey.add(speaker, text)
+    return survey
+
+
+def counts(
+    speakers: dict[str, int],
+    answered: dict[str, int] | None = None,
+    addressed: dict[str, int] | None = None,
+) -> NameCounts:
+    said = sum(speakers.values())
+    return NameCounts(
+        said=said,
+        mid_sentence=said,
+        speakers=Counter(speakers),
+        answered=Counter(answered or {}),
+        addressed=Counter(addressed or {}),
+    )
+
+
+def test_the_survey_counts_who_answers_a_name_said_to_someone() -> None:
+    survey = surveyed(
+        [
+            ("MATT", "Percy, what do you do?"),
+            ("TALIESIN", "I aim at the ogre."),
+            ("LAURA", "Percy, wait."),
+            ("LAURA", "Percy, no!"),  # the same speaker again: no answer
+            ("MATT", "Percy nods."),  # said, not to someone: nothing to answer
+            ("TALIESIN", "Fine."),
+        ]
+    )
+    assert survey.names["Percy"].answered == Counter({"TALIESIN": 1, "MATT": 1})
+    assert survey.names["Percy"].addressed == Counter({"MATT": 1, "LAURA": 2})
+
+
+def test_rule_1_answered_by_one_player() -> None:
+    # C1E001: "Percy, ..." answered by TALIESIN three times, by no one else
+    assert owner(counts({"TALIESIN": 16, "MATT": 4}, {"TALIESIN": 3}), "MATT") == "TALIESIN"
+    # twice at least, and more than anyone else, the game master included
+    assert owner(counts({"MATT": 15}, {"TALIESIN": 1}), "MATT") is None
+    assert owner(counts({"MATT": 15}, {"TALIESIN": 2, "MATT": 2}), "MATT") is None
+    # C1E001's "Adra", an NPC answered by the game master voicing her
+    assert owner(counts({"MATT": 12, "LAURA": 2}, {"MATT": 2}), "MATT") is None
+    # two speakers at once are no player
+    assert owner(counts({"MATT": 3}, {"LAURA, SAM": 2}), "MATT") is None
+
+
+def test_rule_2_a_player_s_own_words() -> None:
+    # C1E001's "Scanlan Shorthalt" as its speakers say it: SAM says it most, more than the
+    # game master, and answers it more often than any other player (here the game master
+    # answers it as often, so rule 1 says nothing)
+    scanlan = counts(
+        {"SAM": 15, "MATT": 6, "ORION": 5, "TRAVIS": 4, "LIAM": 3, "MARISHA": 1},
+        {"SAM": 4, "MATT": 4, "LAURA": 2},
+    )
+    assert owner(scanlan, "MATT") == "SAM"
+    # C1E001's "Nostoc Greyspine": LAURA says it most, but LIAM answers it as often
+    nostoc = counts(
+        {"LAURA": 10, "MATT": 5, "LIAM": 3, "SAM": 2}, {"MATT": 1, "LIAM": 1, "LAURA": 1}
+    )
+    assert owner(nostoc, "MATT") is None
+    # never answered by the player: no owner (C2E035's "Thaddeus", an NPC)
+    assert owner(counts({"MARISHA": 4, "MATT": 2}), "MATT") is None
+    # three times at least
+    assert owner(counts({"SAM": 2}, {"SAM": 1}), "MATT") is None
+
+
+def test_rule_3_other_forms_of_an_owned_name() -> None:
+    # C1E001: ORION answers "Tiberius"; "Tiberius Stormwind" is ORION's words only
+    names = {
+        "Tiberius": counts({"MATT": 14, "LAURA": 3, "ORION": 1}, {"ORION": 5, "MATT": 1}),
+        "Tiberius Stormwind": counts({"ORION": 4, "MATT": 1}),
+        "Vax'ildan": counts({"LIAM": 4, "MATT": 1}, {"LIAM": 2}),
+        "Vax": counts({"LIAM": 4, "MATT": 3, "LAURA": 2}),
+        "Vaxxon": counts({"MATT": 5}),  # said by no player: not theirs
+        "Trostenwald": counts({"MATT": 6, "LIAM": 1, "SAM": 3}),  # C2E001: no owned name begins it
+        # C1E001: a place word, never a character, however LAURA says it
+        "Greyspine Manor": counts({"LAURA": 6, "MATT": 1}, {"LAURA": 2}),
+    }
+    expected = {"Tiberius", "Tiberius Stormwind", "Vax'ildan", "Vax"}
+    assert party_names(names, "MATT") == expected
+
+
+SESSION = [
+    ("MATT", "A half-elf named Talwyn waves you over. Percy, what do you do?"),
+    ("TALIESIN", "I wave back."),
+    ("MATT", "Talwyn smiles. Percy, she says, you look tired."),
+    ("TALIESIN", "I am."),
+    ("LAURA", "Talwyn, hello."),
+    ("MATT", "Talwyn nods. Then Percy sees the gate."),
+    ("SAM", "Percy, you see her, right?"),
+    ("LAURA", "Thank you, Laura."),
+]
+
+
+def test_without_a_party_the_players_characters_and_players_are_no_npcs() -> None:
+    found = classify(surveyed(SESSION), {}, {})
+    assert found.npcs == {"Talwyn": "Talwyn"}
+
+
+def test_with_a_party_only_the_glossary_says_who_is_in_it() -> None:
+    found = classify(surveyed(SESSION), {"SAM": "Scanlan Shorthalt"}, {})
+    assert found.npcs == {"Talwyn": "Talwyn", "Percy": "Percy"}
