@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from streamer import api
-from streamer.api import stages
+from streamer.api import page_notes, stages
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 IMPORT = FIXTURES / "import"
@@ -92,7 +92,7 @@ def by_hand(
         output=root / "bundle.html",
         glossary=config.normalization.glossary,
         rejections=lanes / "rejections.jsonl",
-        run=stages.notes_of(config, run_lanes, extracted.lanes),
+        run=page_notes.notes_of(config, run_lanes, extracted.lanes),
         source=source,
     )
     return root / "bundle"

@@ -16,7 +16,8 @@ import orjson
 import pytest
 
 from streamer import api
-from streamer.api.batches import SUMMARY_FILE, BatchProgress
+from streamer.api.batch_summary import SUMMARY_FILE
+from streamer.api.batches import BatchProgress
 from streamer.api.runs import report_path_of, work_folder_of
 from streamer.framework.errors.types import ConfigurationError
 from tests.run_support import CONFIG, IMPORT, tree

@@ -42,9 +42,17 @@ from streamer.api.batch_executors import (
 )
 from streamer.api.batch_inputs import TranscriptSeen, transcript_digest
 from streamer.api.batch_manifest import Session, read_manifest
+from streamer.api.batch_summary import (
+    COMPLETE,
+    SUMMARY_FILE,
+    SummaryLine,
+    previous_lines,
+    write_summary,
+)
 from streamer.api.campaigns import CAMPAIGN_FILE, campaign
 from streamer.api.registries import campaign_registry
-from streamer.api.runs import checked_configuration, work_folder_of
+from streamer.api.run_checks import checked_configuration
+from streamer.api.runs import work_folder_of
 from streamer.api.sources import check_jobs
 from streamer.api.stages import BUNDLE
 from streamer.api.work_folder import WorkFolder, file_digest, tree_digest, value_digest
@@ -52,27 +60,7 @@ from streamer.configuration.defaults import model_server
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.output.campaign_registry import REGISTRY_FILE
-from streamer.output.publication import DIRECTORY_MODE, atomic_file
-
-SUMMARY_FILE = "batch.jsonl"
-COMPLETE = ("ok", "skipped")
-
-
-class SummaryLine(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
-    """One line of ``batch.jsonl``: how one session of the manifest ended."""
-
-    row: int
-    document_id: str
-    transcript: str
-    format: str
-    status: str
-    exit_status: int
-    error: str | None
-    seconds: float
-    warnings: int
-    inputs: str
-    receipt: dict[str, Any] | None
-    transcript_seen: TranscriptSeen | None = None  # batch_inputs: a rerun's quick check
+from streamer.output.publication import DIRECTORY_MODE
 
 
 @dataclass(frozen=True)
@@ -129,23 +117,6 @@ def _output_folder(output_dir: str | os.PathLike[str]) -> Path:
     return folder
 
 
-def _previous_lines(summary: Path) -> dict[str, SummaryLine]:
-    """The lines of an earlier ``batch.jsonl`` by document ID; unreadable lines are
-    ignored (their sessions simply run again)."""
-    try:
-        data = summary.read_bytes()
-    except OSError:
-        return {}
-    lines: dict[str, SummaryLine] = {}
-    for raw in data.splitlines():
-        try:
-            line = msgspec.json.decode(raw, type=SummaryLine)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        lines[line.document_id] = line
-    return lines
-
-
 def _inputs(
     session: Session, config_digest: str, lanes: tuple[str, ...], before: SummaryLine | None
 ) -> tuple[str, TranscriptSeen | None]:
@@ -179,12 +150,6 @@ def _still_published(folder: Path, document_id: str) -> bool:
     output = folder / document_id
     record = WorkFolder(work_folder_of(output)).record("bundle")
     return record is not None and tree_digest(output) == record.outputs.get(BUNDLE)
-
-
-def _write_summary(summary: Path, lines: dict[int, SummaryLine]) -> None:
-    with atomic_file(summary) as out:
-        for row in sorted(lines):
-            out.write(msgspec.json.encode(lines[row]) + b"\n")
 
 
 def batch(
@@ -301,7 +266,7 @@ def _batch(
     if not folder.exists():
         os.makedirs(folder, DIRECTORY_MODE)
     summary = folder / SUMMARY_FILE
-    previous = _previous_lines(summary)
+    previous = previous_lines(summary)
     lines: dict[int, SummaryLine] = {}
     inputs: dict[int, str] = {}
     runs: list[SessionJob] = []
@@ -346,7 +311,7 @@ def _batch(
         state["running"] = count
         show()
 
-    _write_summary(summary, lines)
+    write_summary(summary, lines)
     show()
     if runs:
         each = jobs
@@ -357,7 +322,7 @@ def _batch(
             lines[outcome.row] = _line(
                 by_row[outcome.row], outcome, inputs[outcome.row], seen.get(outcome.row)
             )
-            _write_summary(summary, lines)
+            write_summary(summary, lines)
             show()
     return BatchResult(tuple(lines[row] for row in sorted(lines)), total)
 

@@ -15,9 +15,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from streamer.api.batch_summary import SUMMARY_FILE as BATCH_SUMMARY
 from streamer.api.config import default_registry
 from streamer.api.output_destinations import publish_to
-from streamer.api.registries import BATCH_SUMMARY, batch_lines, registry_of
+from streamer.api.registries import batch_lines, registry_of
 from streamer.framework.errors.safe_text import shown_path
 from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.kinds.campaign_spec import CampaignCasts

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from streamer.api.extraction import _api_key, _chunk_plan, _plan_lanes
-from streamer.api.runs import _check_transcript, checked_configuration
+from streamer.api.run_checks import check_transcript, checked_configuration
 from streamer.api.transcripts import import_transcript
 from streamer.configuration import Configuration
 from streamer.extraction.negotiation import Negotiation
@@ -83,7 +83,7 @@ def estimate_run(
     """The estimate of ``streamer run`` for ``transcript`` (the same usage errors)."""
     effective, run_lanes = checked_configuration(config_path, lanes, model_url, model, glossary)
     options = import_options or ImportOptions()
-    path, format_name = _check_transcript(transcript, format_name, options)
+    path, format_name = check_transcript(transcript, format_name, options)
     with tempfile.TemporaryDirectory(prefix="streamer-estimate-") as folder:
         source = Path(folder) / "source.jsonl"
         import_transcript(

@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from streamer.api.batch_summary import SUMMARY_FILE as BATCH_SUMMARY
 from streamer.api.config import default_registry
 from streamer.api.evaluation import (
     DEFAULT_TOLERANCE,
@@ -35,8 +36,6 @@ from streamer.evaluation.scores import Counts, LaneScore, Row, Table
 from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, InputError
 from streamer.framework.kinds.registry import ArtifactKindRegistry
-
-BATCH_SUMMARY = "batch.jsonl"  # streamer.api.batches.SUMMARY_FILE
 
 
 class _Line(msgspec.Struct):

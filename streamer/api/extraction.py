@@ -27,12 +27,12 @@ from streamer.configuration import Configuration, LaneConfig
 from streamer.extraction.cache import ResponseCache
 from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
 from streamer.extraction.combined_run import CombinedAsker
+from streamer.extraction.lane_files import write_lane_files
 from streamer.extraction.run import (
     ChunkProgress,
     LanePlan,
     ModelAsker,
     ModelSettings,
-    write_lane_files,
 )
 from streamer.extraction.server_facts import discover
 from streamer.extraction.transport import ChatTransport

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import msgspec
 
+from streamer.api.batch_summary import COMPLETE
+from streamer.api.batch_summary import SUMMARY_FILE as BATCH_SUMMARY
 from streamer.api.config import default_registry
 from streamer.api.reviews import load_review
 from streamer.framework.errors.safe_text import shown_path
@@ -33,9 +35,6 @@ from streamer.output.campaign_registry import (
 )
 from streamer.output.publication import atomic_file
 from streamer.output.registry_builder import RegistryNames, SessionSource, build_registry
-
-BATCH_SUMMARY = "batch.jsonl"  # streamer.api.batches.SUMMARY_FILE (which imports this module)
-_COMPLETE = ("ok", "skipped")
 
 
 class BatchLine(msgspec.Struct):
@@ -118,7 +117,7 @@ def session_sources(root: Path, lines: Collection[BatchLine]) -> list[SessionSou
     registry, and so out of the campaign page and the vault."""
     sources = []
     for line in lines:
-        published = line.status in _COMPLETE and (root / line.document_id / "index.json").is_file()
+        published = line.status in COMPLETE and (root / line.document_id / "index.json").is_file()
         report = f"{line.document_id}.html"
         review = load_review(root / line.document_id) if published else None
         sources.append(
