@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from streamer.extraction.combined import COMBINED_INTRO
@@ -33,7 +34,7 @@ crd3_slice = shared.crd3_slice
 MODE = "json_object_schema"  # what auto finds on this server (tests/test_model_server.py)
 
 
-def write_config(folder: Path, base_url: str) -> Path:
+def write_config(folder: Path, base_url: str, mode: str = MODE) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     config = {
         "pipeline": {
@@ -42,7 +43,7 @@ def write_config(folder: Path, base_url: str) -> Path:
             "extraction": {
                 "base_url": base_url,
                 "model": "smollm2-135m",
-                "structured_output": MODE,
+                "structured_output": mode,
                 "requests": "combined",
                 "max_tokens": MAX_TOKENS,
                 "concurrency": 1,
@@ -57,9 +58,9 @@ def write_config(folder: Path, base_url: str) -> Path:
 
 
 def extract(
-    recorder: Recorder, folder: Path, source: Path
+    recorder: Recorder, folder: Path, source: Path, mode: str = MODE
 ) -> tuple[dict[str, Any], list[Exchange]]:
-    config = write_config(folder, recorder.base_url)
+    config = write_config(folder, recorder.base_url, mode)
     recorder.take()
     run = run_cli(
         [
@@ -126,6 +127,21 @@ def test_combined_is_one_request_a_chunk_and_a_rerun_asks_nothing(
     assert {name: after[name] for name in before if name[: -len(".jsonl")] in ok} == {
         name: before[name] for name in before if name[: -len(".jsonl")] in ok
     }
+
+
+@pytest.mark.parametrize(
+    ("mode", "sent"), [("json_object", {"type": "json_object"}), ("none", None)]
+)
+def test_combined_without_a_schema_is_bounded_and_accounted(
+    server: Recorder, crd3_slice: Path, tmp_path: Path, mode: str, sent: dict[str, str] | None
+) -> None:
+    receipt, exchanges = extract(server, tmp_path, crd3_slice, mode)
+    check_accounted(receipt, exchanges)
+    combined = [exchange for exchange in exchanges if is_combined(exchange)]
+    assert [exchange.body.get("response_format") for exchange in combined] == [sent] * len(combined)
+    # the questions are the system message every combined request shares
+    assert len({str(exchange.body["messages"][0]) for exchange in combined}) == 1
+    assert {lane["structured_output"] for lane in receipt["lanes"]} <= {mode}
 
 
 def test_interrupted_combined_then_rerun_asks_only_for_what_is_missing(
