@@ -203,8 +203,10 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path: Path) -> None:
         process.wait(20)
         release.set()
     assert len(cache_entries(tmp_path / "out" / ".cache")) == 2 * 3
-    with fake_server(answers) as server:
-        config = write_config(tmp_path, server.base_url, lanes=LANES, requests="combined")
+    with fake_server(answers) as server:  # one at a time: the requests' order is asserted
+        config = write_config(
+            tmp_path, server.base_url, lanes=LANES, requests="combined", concurrency=1
+        )
         result = extract(config, tmp_path / "out")
     assert [request.first_unit for request in server.requests] == units[2:]
     assert [lane(result, each)["cache_hits"] for each in IDS] == [2] * 3
