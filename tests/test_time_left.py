@@ -18,17 +18,20 @@ Event = tuple[str, int, int, float]  # lane ID, chunks it answered, chunks, when
 
 
 def reference(times: list[float], left: float) -> float | None:
-    """Brute force: the mean of the intervals between consecutive chunks reached among
-    the last ``WINDOW + 1`` of them, times the chunks left."""
+    """Brute force: the middle one (or the mean of the middle two) of the intervals
+    between consecutive chunks reached among the last ``WINDOW + 1`` of them, sorted,
+    times the chunks left."""
     if left <= 0:
         return 0.0
     if len(times) <= MIN_CHUNKS:
         return None
     kept = times[max(0, len(times) - WINDOW - 1) :]
-    intervals = [later - earlier for earlier, later in itertools.pairwise(kept)]
-    if sum(intervals) <= 0:
+    intervals = sorted(later - earlier for earlier, later in itertools.pairwise(kept))
+    half, odd = divmod(len(intervals), 2)
+    middle = intervals[half] if odd else (intervals[half - 1] + intervals[half]) / 2
+    if middle <= 0:
         return None
-    return left * sum(intervals) / len(intervals)
+    return left * middle
 
 
 def reference_time_left(events: list[Event]) -> float | None:

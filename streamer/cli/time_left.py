@@ -6,45 +6,50 @@ server's prompt cache, so that answers cost unequally, in a pattern a window of 
 sees more or less of; asked for every lane at once (``requests: combined``), a chunk is
 one request. Either way, the time between two chunks reached is one chunk's whole cost.
 The stage's chunks reached are the most any lane has answered (a lane that fails stops
-counting, the others go on); the time per chunk is the mean interval between the last
-``WINDOW`` times that count grew. The clock starts at the first chunk reached, so the
-run's first request (cold: the model loaded, the structured-output mode probed) never
-counts, and a burst of cache hits at the start (a rerun after Ctrl-C reads its cached
-chunks first) leaves the window once ``WINDOW`` asked chunks have come. The time left is
-the chunks still to come (every lane's answers left, over the lanes) times the time per
-chunk. No estimate before ``MIN_CHUNKS`` intervals, nor while every chunk so far came at
-one instant (all cache hits), nor once every lane seen has answered its last chunk (what
-answers after that, a rules lane writing its file, is a quick local pass).
+counting, the others go on); the time per chunk is the median of the last ``WINDOW``
+intervals between the times that count grew (a median: a chunk slowed by a burst of
+load elsewhere on the machine does not move it; replayed over real runs' times in
+``tests/test_time_left_traces.py``). The clock starts at the first chunk reached, so
+the run's first request (cold: the model loaded, the structured-output mode probed)
+never counts; a burst of cache hits at the start (a rerun after Ctrl-C reads its cached
+chunks first) is intervals of nothing, which give no estimate while they are half the
+window and have left it once ``WINDOW`` asked chunks have come. The time left is the
+chunks still to come (every lane's answers left, over the lanes) times the time per
+chunk. No estimate before ``MIN_CHUNKS`` intervals, nor once every lane seen has answered
+its last chunk (what answers after that, a rules lane writing its file, is a quick
+local pass).
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections import deque
+from itertools import pairwise
 
-WINDOW = 4
+WINDOW = 7
 MIN_CHUNKS = 1
 
 
 def seconds_left(
     times: list[float], left: float, window: int = WINDOW, min_chunks: int = MIN_CHUNKS
 ) -> float | None:
-    """The seconds until ``left`` more chunks are done, from the times (ascending) the
-    chunks so far were done at; ``None`` when there is no estimate yet."""
+    """The seconds until ``left`` more chunks are reached, from the times (ascending) the
+    chunks so far were reached at; ``None`` when there is no estimate yet."""
     if left <= 0:
         return 0.0
     if len(times) < min_chunks + 1:
         return None
     recent = times[-(window + 1) :]
-    span = recent[-1] - recent[0]
-    if span <= 0:
+    per_chunk = statistics.median(later - earlier for earlier, later in pairwise(recent))
+    if per_chunk <= 0:
         return None
-    return left * span / (len(recent) - 1)
+    return left * per_chunk
 
 
 class TimeLeft:
     """The lanes' counts of chunks answered, and the times of the last ``window + 1``
-    chunks done."""
+    chunks reached."""
 
     def __init__(self, window: int = WINDOW, min_chunks: int = MIN_CHUNKS) -> None:
         self._times: deque[float] = deque(maxlen=window + 1)
