@@ -14,14 +14,12 @@ text is written: times, lanes, chunk numbers and token counts only.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import re
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -29,95 +27,38 @@ import yaml
 
 from streamer import api
 from tests import model_server
-from tests.support import CRD3, run_cli
+from tests.model_server import Exchange, Recorder
 
 EVALUATED = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
 QUESTION = re.compile(r"^Question ([a-z0-9-]+):$", re.MULTILINE)
 FIRST_UNIT = re.compile(r"^\[([^\]]+)\]", re.MULTILINE)
 
 
-class Proxy:
-    """A forwarding HTTP server in front of the model server that records each request's
-    time, what it asked (its lanes, its chunk's first unit ID) and the server's ``usage``,
-    and hands streamer an empty valid answer in place of the model's: the 135M model's
-    answers are mostly cut or invalid, and a lane that fails stops asking, which would end
-    the trace early. The server's work per request (its prompt evaluated, its tokens
+def _empty_answer(body: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """The server's answer with an empty valid one in place of the model's: the 135M
+    model's answers are mostly cut or invalid, and a lane that fails stops asking, which
+    would end the trace early. The server's work (its prompt evaluated, its tokens
     generated up to ``max_tokens``) is the real one."""
-
-    def __init__(self, target: str, started: float) -> None:
-        self.requests: list[dict[str, Any]] = []
-        host, _, rest = target.removeprefix("http://").partition("/")
-        target_host, target_port = host.split(":")
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                connection = http.client.HTTPConnection(target_host, int(target_port), timeout=900)
-                try:
-                    connection.request(
-                        "POST", self.path, data, {"Content-Type": "application/json"}
-                    )
-                    response = connection.getresponse()
-                    answer, status = response.read(), response.status
-                finally:
-                    connection.close()
-                body = json.loads(data)
-                user = str(body["messages"][-1]["content"])
-                lanes = QUESTION.findall(user)
-                request = {
-                    "t": round(time.monotonic() - started, 3),
-                    "status": status,
-                    "first_unit": FIRST_UNIT.search(user).group(1),  # type: ignore[union-attr]
-                    "lanes": lanes,
-                }
-                if status == 200:
-                    parsed = json.loads(answer)
-                    usage = parsed.get("usage") or {}
-                    request["prompt_tokens"] = usage.get("prompt_tokens")
-                    request["completion_tokens"] = usage.get("completion_tokens")
-                    empty: Any = {"records": []}
-                    if lanes:
-                        empty = {lane: {"records": []} for lane in lanes}
-                    choice = parsed["choices"][0]
-                    choice["message"]["content"] = json.dumps(empty)
-                    choice["finish_reason"] = "stop"
-                    answer = json.dumps(parsed).encode()
-                proxy.requests.append(request)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/{rest}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    lanes = QUESTION.findall(str(body["messages"][-1]["content"]))
+    empty: Any = {lane: {"records": []} for lane in lanes} if lanes else {"records": []}
+    choice = answer["choices"][0]
+    choice["message"]["content"] = json.dumps(empty)
+    choice["finish_reason"] = "stop"
+    return answer
 
 
-def _slice(folder: Path, episode: str, first: int, last: int) -> Path:
-    imported = folder / "episode.jsonl"
-    run = run_cli(
-        ["import", "crd3", str(CRD3 / "episodes" / f"{episode}.json"), "--output", str(imported)]
-    )
-    assert run.status == 0, run.stderr
-    header, *units = imported.read_text("utf-8").splitlines()
-    head = json.loads(header)
-    del head["semantic_digest"]
-    head["document_id"] = f"{episode.lower()}-slice"
-    path = folder / "slice.jsonl"
-    path.write_text("\n".join([json.dumps(head), *units[first:last]]) + "\n", "utf-8")
-    return path
+def _request(exchange: Exchange, started: float) -> dict[str, Any]:
+    """What the trace keeps of a request: when it was answered, what it asked (its lanes
+    in one request, its chunk's first unit ID) and the server's ``usage``."""
+    user = str(exchange.body["messages"][-1]["content"])
+    first_unit = FIRST_UNIT.search(user)
+    return {
+        "t": round(exchange.at - started, 3),
+        "status": exchange.status,
+        "first_unit": None if first_unit is None else first_unit.group(1),
+        "lanes": QUESTION.findall(user),
+        **{key: exchange.usage.get(key) for key in ("prompt_tokens", "completion_tokens")},
+    }
 
 
 def _config(folder: Path, base_url: str, args: argparse.Namespace) -> Path:
@@ -141,10 +82,10 @@ def _load(samples: list[tuple[float, float]], started: float, stop: threading.Ev
 def record(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="eta-trace-") as name:
         folder = Path(name)
-        source = _slice(folder, args.episode, args.first, args.last)
+        source = model_server.crd3_slice(folder, args.episode, args.first, args.last)
         with model_server.start(folder) as server:
             started = time.monotonic()
-            recorder = Proxy(server.base_url, started)
+            recorder = Recorder(server.base_url, _empty_answer)
             config = api.load_config(_config(folder, recorder.base_url, args))
             answers: list[dict[str, Any]] = []
             samples: list[tuple[float, float]] = []
@@ -165,7 +106,7 @@ def record(args: argparse.Namespace) -> dict[str, Any]:
                 recorder.stop()
             log = server.log.read_text("utf-8", errors="replace")
         evaluated = [int(found) for found in EVALUATED.findall(log)]
-        requests = recorder.requests
+        requests = [_request(exchange, started) for exchange in recorder.exchanges]
         for request, tokens in zip(
             [r for r in requests if r["status"] == 200], evaluated, strict=False
         ):
