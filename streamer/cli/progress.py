@@ -104,20 +104,18 @@ class RunProgress(TerminalProgress):
     (``streamer: [2/5] extract npcs: chunk 12 of 30, 8 min left``, ``[1/5] import: read
     2.1 of 3.0 MB``). The stage's line is drawn when it starts (a stage is never silent);
     its counts as they grow; the stage number never goes back. A stage that answers chunk
-    by chunk shows its time left once its first few answers have come (``time_left``:
-    every lane's chunks still to come at the rate measured so far)."""
+    by chunk shows its time left once its first few chunks have come (``time_left``:
+    the chunks still to come at the rate measured so far)."""
 
     def __init__(
         self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
         super().__init__(stream, clock)
         self._stage = "streamer:"
-        self._lanes: dict[str, int] = {}  # lane ID -> its chunks still to come
         self._time_left = TimeLeft()
 
     def stage(self, name: str, number: int, count: int) -> None:
         self._stage = f"streamer: [{number}/{count}] {name}"
-        self._lanes = {}
         self._time_left = TimeLeft()
         self.draw(self._stage)
 
@@ -129,11 +127,10 @@ class RunProgress(TerminalProgress):
             self.draw(line)
 
     def chunk(self, lane_id: str, done: int, total: int) -> None:
-        self._lanes[lane_id] = total - done
-        self._time_left.answered(self._clock())
+        self._time_left.answered(lane_id, done, total, self._clock())
         if self._due() or done == total:
             line = f"{self._stage} {lane_id}: chunk {done} of {total}"
-            seconds = self._time_left.seconds(sum(self._lanes.values()))
+            seconds = self._time_left.seconds()
             if seconds is not None and seconds > 0:
                 line += ", " + spoken(seconds)
             self.draw(line)
