@@ -52,7 +52,11 @@ class CombinedAsker(ModelAsker):
     _accepted = False  # the server accepted a combined request
 
     async def _run(self) -> None:
-        workers = self._settings.concurrency * 2
+        """One worker a request in flight (``concurrency``), each asking its chunk's
+        combined request and then whatever lane must be asked again alone, so that a
+        server's prompt cache (one per slot) still holds the chunk when a lane is asked
+        again: two chunks worked at once on one slot would evict each other's units."""
+        workers = self._settings.concurrency
         queue: asyncio.Queue[Job] = asyncio.Queue(maxsize=workers)
         async with asyncio.TaskGroup() as group:
             for _ in range(workers):
