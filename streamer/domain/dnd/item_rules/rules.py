@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/item-events`` (``engine: rules``): no model.
 
-Version 1 (``dnd/item-events-rules@1``). A sentence (of one unit, ending at ``.``, ``!``
+Version 1 (``dnd/item-events-rules@2``). A sentence (of one unit, ending at ``.``, ``!``
 or ``?``; a question gives nothing) tells an item event in one of these forms, the item
 being a catalog name or a sum of money (``phrases.item_at``):
 
