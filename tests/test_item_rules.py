@@ -104,6 +104,8 @@ def test_currency_is_written_as_the_lane_writes_it(words: str, expected: str | N
         ("a healing potion", "Potion of Healing"),
         ("potions of healing", "Potion of Healing"),
         ("daggers", "Dagger"),
+        ("a ball bearing", "Ball Bearings"),  # a plural name said in the singular
+        ("caltrop", "Caltrops"),
         ("thieves tools", "Thieves' Tools"),
         ("hempen rope", "Rope, hempen (50 feet)"),
         ("glass bottle", "Bottle, Glass"),
@@ -187,6 +189,21 @@ def test_first_person_take_use_and_give() -> None:
     ]
 
 
+def test_used_in_narration_and_phrases_ending_in_a_clause() -> None:
+    assert run(
+        ("MATT", "As you throw the ball bearing and it hits, some of it breaks away."),
+        ("MATT", "Grog, you drink the potion of healing."),
+        ("SAM", "I'll light my torch once I get down there."),  # Torch: gear, lit
+        ("TRAVIS", "Ha."),
+        ("LAURA", "Here is 100 gold were on those people, so you take it."),
+    ) == [
+        record("ball bearing", "used", None, "u1"),
+        record("potion of healing", "used", "Grog Strongjaw", "u2"),
+        record("torch", "used", "Scanlan Shorthalt", "u3"),
+        record("100 gold", "transferred", None, "u5"),
+    ]
+
+
 def test_given_to_you_follows_who_spoke_before() -> None:
     assert run(
         ("SAM", "I'm broke."),
@@ -239,6 +256,11 @@ def test_without_a_party_the_holder_is_the_speakers_label() -> None:
         ("MATT", "You find a small obsidian key."),  # not the catalog's: left to a model
         ("MATT", "\u201cI give you the Cloak of Elvenkind.\u201d"),  # an NPC's I
         ("SAM", "You find a bag of holding."),  # a player narrates nothing found
+        ("MATT", "If you drink the potion of healing, you heal."),  # a condition
+        ("MATT", "You can use your thieves' tools."),  # a modal
+        ("MATT", "As you throw your orb, it skitters up the wall."),  # a spellcasting focus
+        ("MATT", "You throw a dagger at the nearest one."),  # a weapon: an attack
+        ("LAURA", "I use my wand."),  # a focus, no magic wand named
     ],
 )
 def test_not_an_event(speaker: str, text: str) -> None:

@@ -87,6 +87,17 @@ def _choice(pairs: list[tuple[int, str]]) -> str:
     return max(names, key=lambda name: sum(character.isupper() for character in name))
 
 
+def _singulars(chosen: Mapping[str, str]) -> dict[str, str]:
+    """A plural name said in the singular (``ball bearing`` is ``Ball Bearings``): each
+    chosen form ending in one ``s`` less, ``""`` where two names would share it."""
+    singulars: dict[str, str] = {}
+    for key, name in chosen.items():
+        if name and key.endswith("s") and not key.endswith("ss") and len(key) > 4:
+            singular = key[:-1]
+            singulars[singular] = name if singulars.get(singular, name) == name else ""
+    return singulars
+
+
 def _catalog() -> tuple[dict[str, str], frozenset[str]]:
     """Each catalog name -> its kind (``category``: ``potion``, ``weapon``...), and the
     names of magic items."""
@@ -117,6 +128,8 @@ class ItemCatalog:
             if target not in self.names:
                 raise ValueError("an alias names an item the catalog lacks")
             chosen[item_key(alias)] = target
+        for key, name in _singulars(chosen).items():
+            chosen.setdefault(key, name)
         self._by_key = {key: name for key, name in chosen.items() if name}
         spoken: dict[str, list[str]] = {}
         for name in self._by_key.values():

@@ -12,7 +12,7 @@ from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.spell_rules.text import APOSTROPHES, WORD
 from streamer.framework.kinds.extraction_spec import RulesContext
 
-VERSION = "dnd/item-events-rules@1"
+VERSION = "dnd/item-events-rules@2"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from streamer.domain.dnd.item_rules.verbs import (
     GATE_WORDS,
     GIVES,
     HANDS,
+    NARRATED_USES,
     PROGRESSIVE,
     USES,
 )
@@ -41,6 +42,13 @@ USABLE = words_of(
     "potion scroll wondrous-item ring wand staff rod poison adventuring-gear tools ammunition"
 )
 
+# Gear the catalog files as a weapon that is used up or lit, not (only) swung
+USED_GEAR = frozenset({"Acid", "Alchemist's Fire", "Holy Water", "Net", "Oil", "Torch"})
+# Spellcasting foci: held to cast, never ``used`` (``as you throw your orb`` is a spell)
+FOCI = frozenset(
+    {"Amulet", "Crystal", "Emblem", "Orb", "Reliquary", "Rod", "Sprig of mistletoe", "Staff"}
+    | {"Totem", "Wand", "Wooden staff", "Yew wand"}
+)
 
 TO_NPC = ""  # ``addressee``: an NPC
 TO_PLAYER = "\0"  # ``addressee``: the party player who spoke before, unnamed
@@ -163,6 +171,8 @@ def _found(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
     while verb < len(words) and words[verb] in _BETWEEN:
         verb += 1
     end = None
+    if verb < len(words) and words[verb] in NARRATED_USES:
+        return _narrated_use(words, index, verb, rules)
     if verb < len(words) and words[verb] in FINDS:
         end = verb + 1
     elif tuple(words[verb : verb + 2]) in FIND_SEQUENCES:
@@ -179,6 +189,27 @@ def _found(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
             items.append(money)
     items.sort(key=lambda item: item.start)
     return [Event(item.spoken, "acquired", holder) for item in items]
+
+
+def _usable(item: Item, rules: ItemRules) -> bool:
+    """Whether ``item`` is of a kind that is used up or activated (``USABLE``,
+    ``USED_GEAR``), and no spellcasting focus (``FOCI``)."""
+    if item.canonical in FOCI:
+        return False
+    return rules.catalog.kind(item.canonical) in USABLE or item.canonical in USED_GEAR
+
+
+def _narrated_use(words: Sequence[str], index: int, verb: int, rules: ItemRules) -> list[Event]:
+    """``As you throw the ball bearing``, ``you click your Boots of Haste``: the game master
+    tells a party player's use of an item that is used up or activated (``USABLE``), in a
+    clause with no condition or modal (``if you drink``, ``you can use``)."""
+    if _blocked(words, index):
+        return []
+    start = verb + 1 + (words[verb + 1 : verb + 2] == ["your"])
+    item = item_at(words, start, rules.catalog)
+    if item is None or not _usable(item, rules):
+        return []
+    return [Event(item.spoken, "used", _addressed(words, index, rules.characters))]
 
 
 def _handed(words: Sequence[str], index: int, rules: ItemRules) -> list[Event]:
@@ -240,7 +271,7 @@ def _first_person(
         return [Event(item.spoken, "acquired", character)]
     if word in USES:
         item = item_at(words, start, rules.catalog)
-        if item is None or rules.catalog.kind(item.canonical) not in USABLE:
+        if item is None or not _usable(item, rules):
             return []
         return [Event(item.spoken, "used", character)]
     if word in GIVES and not _promised(words, index, verb):

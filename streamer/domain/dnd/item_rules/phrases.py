@@ -20,7 +20,7 @@ MARKS = frozenset(',;:.!?"()') | {"--", "\u2014"}
 ENDS = words_of(
     "and or to with from for on in into onto at out off that which who where but so "
     "because as over back up down away just if then now while when before after instead "
-    "right too here there please also again inside each"
+    "right too here there please also again inside each once until since is was were are"
 )
 DETERMINERS = words_of("a an the another some one my his her their your our its this these those")
 CONTAINERS = words_of("pouch purse sack bag coinpurse handful stack pile chest")

@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/item-events`` (``engine: rules``): no model.
 
-Version 1 (``dnd/item-events-rules@1``). A sentence (of one unit, ending at ``.``, ``!``
+Version 2 (``dnd/item-events-rules@2``). A sentence (of one unit, ending at ``.``, ``!``
 or ``?``; a question gives nothing) tells an item event in one of these forms, the item
 being a catalog name or a sum of money (``phrases.item_at``):
 
@@ -30,6 +30,13 @@ being a catalog name or a sum of money (``phrases.item_at``):
      ``transferred``, held by ``null`` (their name is not said); ``you`` after anyone else,
      ``him``, ``her``, ``them``, ``the <someone>`` or a name that is no party character's:
      ``lost`` by the speaker's character. Without a party, ``you`` gives nothing.
+
+4. *used* in narration, said by anyone but a party player: ``you`` and a use verb (or
+   ``click``), then (``your`` and) an item used as in 3: ``used``, held by the party
+   character addressed before ``you``, else ``null`` (``As you throw the ball bearing``).
+
+Items used are never spellcasting foci (``Orb``, ``Wand``...); gear the catalog files as a
+weapon that is lit or used up (``Torch``, ``Acid``, ``Oil``...) is used.
 
 Not an event: anything in a question; a first-person verb whose clause, before ``I``,
 holds a condition, a modal or a plan (``if``, ``can``, ``would``, ``should``, ``let's``,
