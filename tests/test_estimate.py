@@ -3,6 +3,7 @@ and a time from two real requests, against a fake server; nothing is published."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from streamer.api.estimate import Estimate
 from streamer.cli.estimate_summary import estimate_summary
+from streamer.extraction.combined import COMBINED_INTRO
 from tests.extract_support import write_config
 from tests.fake_openai import Reply, Request, fake_server
 from tests.run_support import in_folder
@@ -81,9 +83,47 @@ def test_without_a_tokenizer_the_tokens_are_estimated(tmp_path: Path) -> None:
     assert len(receipt["probe_seconds"]) == 1
 
 
+def test_combined_requests_are_one_a_chunk_and_the_probe_asks_two_chunks(
+    tmp_path: Path,
+) -> None:
+    def script(request: Request) -> Reply:
+        if request.path == "/extras/tokenize":  # a word a token
+            tokens = len(str(request.body["input"]).split())
+            return Reply(body=json.dumps({"tokens": [0] * tokens}).encode())
+        return Reply()
+
+    in_folder(tmp_path, "bridge.vtt")
+    with fake_server(script) as server:
+        config = write_config(
+            tmp_path, server.base_url, lanes=LANES, max_units=4, requests="combined"
+        )
+        run = invoke(
+            ["run", "bridge.vtt", "--output", "s", "--config", str(config), "--estimate"],
+            cwd=tmp_path,
+        )
+        chats = [request for request in server.requests if request.path == "/v1/chat/completions"]
+        counted = [request for request in server.requests if request.path == "/extras/tokenize"]
+    assert run.status == 0, run.stderr
+    receipt = orjson.loads(run.stdout)
+    assert (receipt["chunks"], receipt["requests"], receipt["requests_mode"]) == (2, 2, "combined")
+    assert len(counted) == 2  # one prompt a chunk, every lane's question in it
+    assert all("Question places:" in str(each.body["input"]) for each in counted)
+    # the probe: the combined requests of the first two chunks, as a run sends them
+    assert [chat.first_unit for chat in chats] == ["u000001", "u000005"]
+    assert all(COMBINED_INTRO in chat.units for chat in chats)
+    assert [chat.body["max_tokens"] for chat in chats] == [3 * 1024] * 2
+    assert len(receipt["probe_seconds"]) == 2
+
+
 def test_the_summary_line() -> None:
     found = Estimate(30, ("spells", "npcs"), 60, 123_456, "estimate", (9.5, 2.0), None, 690.0)
     assert estimate_summary(found) == (
         "streamer: 60 requests (30 chunks x 2 model lanes), 123,456 prompt tokens "
         "(estimated); about 12 min (probe: 9.5 s, 2.0 s)"
+    )
+    combined = Estimate(30, ("spells", "npcs"), 30, 99_000, "server", (9.5, 8.0), None, 241.5)
+    combined = dataclasses.replace(combined, combined=True)
+    assert estimate_summary(combined) == (
+        "streamer: 30 requests (30 chunks, 2 model lanes in each), 99,000 prompt tokens "
+        "(counted by the server); about 5 min (probe: 9.5 s, 8.0 s)"
     )

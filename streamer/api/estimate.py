@@ -11,16 +11,21 @@ first request evaluates the chunk; the second finds it in the server's prompt ca
 every later lane of a chunk does). The run's time is then ``chunks x (first + (lanes -
 1) x second)``, divided by the server's parallel slots where it reports them (llama.cpp's
 ``/props``), else not divided: a server that does not say is taken to answer one request
-at a time. Nothing is published, nothing is cached.
+at a time. With ``requests: combined`` (and more than one model lane) a chunk is one
+request (``combined.combined_messages``), and the probe asks the first two chunks' combined
+requests (the second finds the questions in the server's cache, as every later chunk
+does): the time is ``first + (chunks - 1) x second``. Nothing is published, nothing is
+cached.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,7 @@ from streamer.api.extraction import _api_key, _chunk_plan, _plan_lanes
 from streamer.api.run_checks import check_transcript, checked_configuration
 from streamer.api.transcripts import import_transcript
 from streamer.configuration import Configuration
+from streamer.extraction.combined import Part, combined_format, combined_messages
 from streamer.extraction.negotiation import Negotiation
 from streamer.extraction.requests import messages, request_body, response_format
 from streamer.extraction.run import LanePlan
@@ -54,6 +60,7 @@ class Estimate:
     probe_seconds: tuple[float, ...]
     slots: int | None
     seconds: float | None
+    combined: bool = False  # one request a chunk for every model lane
 
     def receipt(self) -> dict[str, Any]:
         return {
@@ -61,6 +68,7 @@ class Estimate:
             "chunks": self.chunks,
             "model_lanes": list(self.lanes),
             "requests": self.requests,
+            "requests_mode": "combined" if self.combined else "per-lane",
             "prompt_tokens": self.prompt_tokens,
             "prompt_tokens_counted_by": self.counted_by,
             "probe_seconds": [round(each, 2) for each in self.probe_seconds],
@@ -111,17 +119,21 @@ def estimate(config: Configuration, source: Path, lanes: Sequence[str] | None) -
     assert settings.base_url is not None and settings.model is not None
     api_key = _api_key(config)
     facts = discover(settings.base_url, api_key)
-    texts = [
-        "\n".join(message["content"] for message in messages(lane.spec.prompt, chunk.units))
-        for chunk in chunks
-        for lane in model_lanes
-    ]
+    combined = settings.requests == "combined" and len(model_lanes) > 1
+    asks = (
+        _combined_asks(model_lanes, chunks, settings.max_tokens)
+        if combined
+        else _lane_asks(model_lanes, chunks)
+    )
+    texts = ["\n".join(message["content"] for message in ask.conversation) for ask in asks]
     counted = _server_tokens(settings.base_url, api_key, facts, texts)
     tokens = (
         sum(len(text) // CHARACTERS_PER_TOKEN + 1 for text in texts) if counted is None else counted
     )
+    # per-lane: the first chunk's first two lanes; combined: the first two chunks
+    probed = asks[:2] if combined else asks[: min(2, len(model_lanes))]
     try:
-        probe = asyncio.run(_probe(config, api_key, facts, model_lanes[:2], chunks[0]))
+        probe = asyncio.run(_probe(config, api_key, facts, probed))
     except RequestFailed as failed:
         raise StreamerError(
             f"the estimate's probe failed: {failed.reason}", hint=failed.hint
@@ -133,7 +145,10 @@ def estimate(config: Configuration, source: Path, lanes: Sequence[str] | None) -
         ) from None
     first = probe[0]
     following = probe[-1] if len(probe) > 1 else first
-    seconds = len(chunks) * (first + (len(model_lanes) - 1) * following) / (facts.slots or 1)
+    if combined:
+        seconds = (first + (len(chunks) - 1) * following) / (facts.slots or 1)
+    else:
+        seconds = len(chunks) * (first + (len(model_lanes) - 1) * following) / (facts.slots or 1)
     return Estimate(
         len(chunks),
         names,
@@ -143,7 +158,46 @@ def estimate(config: Configuration, source: Path, lanes: Sequence[str] | None) -
         tuple(probe),
         facts.slots,
         seconds,
+        combined,
     )
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One request a run would send: its messages, its response format in a mode, and
+    its ``max_tokens`` (``None``: the run's)."""
+
+    conversation: list[dict[str, str]]
+    format_for: Callable[[str], dict[str, Any] | None]
+    max_tokens: int | None
+
+
+def _lane_asks(lanes: list[LanePlan], chunks: Sequence[Any]) -> list[_Ask]:
+    """Every model lane's request of every chunk, chunk by chunk, as a run asks them."""
+    return [
+        _Ask(
+            messages(lane.spec.prompt, chunk.units),
+            functools.partial(response_format, lane.kind),
+            lane.max_tokens,
+        )
+        for chunk in chunks
+        for lane in lanes
+    ]
+
+
+def _combined_asks(lanes: list[LanePlan], chunks: Sequence[Any], max_tokens: int) -> list[_Ask]:
+    """One combined request a chunk, ``max_tokens`` the sum of the lanes' own or the run's
+    ``max_tokens`` (as a run's)."""
+    parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
+    total = sum(lane.max_tokens or max_tokens for lane in lanes)
+    return [
+        _Ask(
+            combined_messages(parts, chunk.units),
+            functools.partial(combined_format, parts),
+            total,
+        )
+        for chunk in chunks
+    ]
 
 
 def _server_tokens(
@@ -172,14 +226,10 @@ def _server_tokens(
 
 
 async def _probe(
-    config: Configuration,
-    api_key: str | None,
-    facts: ServerFacts,
-    lanes: list[LanePlan],
-    chunk: Any,
+    config: Configuration, api_key: str | None, facts: ServerFacts, asks: list[_Ask]
 ) -> list[float]:
-    """The seconds of the chunk's request to each of ``lanes``, one after the other (the
-    structured-output mode negotiated as a run would)."""
+    """The seconds of each of ``asks``, one after the other (the structured-output mode
+    negotiated as a run would)."""
     settings = config.extraction
     assert settings.base_url is not None and settings.model is not None
     transport = ChatTransport(
@@ -193,15 +243,15 @@ async def _probe(
     modes = Negotiation(settings.structured_output).modes
     index, seconds = 0, []
     try:
-        for lane in lanes:
+        for ask in asks:
             while True:
-                format_ = response_format(lane.kind, modes[index])
+                format_ = ask.format_for(modes[index])
                 body = request_body(
                     settings.model,
-                    messages(lane.spec.prompt, chunk.units),
+                    ask.conversation,
                     format_,
                     settings.temperature,
-                    lane.max_tokens or settings.max_tokens,
+                    ask.max_tokens or settings.max_tokens,
                 )
                 started = time.monotonic()
                 try:

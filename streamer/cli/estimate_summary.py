@@ -19,10 +19,14 @@ def estimate_summary(found: Estimate) -> str:
     time_left = (
         "under a minute" if found.seconds < 60 else spoken(found.seconds).removesuffix(" left")
     )
+    shape = (
+        f"{found.chunks} chunks, {len(found.lanes)} model lanes in each"
+        if found.combined
+        else f"{found.chunks} chunks x {len(found.lanes)} model lanes"
+    )
     return (
-        f"streamer: {found.requests} requests ({found.chunks} chunks x "
-        f"{len(found.lanes)} model lanes), {found.prompt_tokens:,} prompt tokens ({counted}); "
-        f"about {time_left} (probe: {probe})"
+        f"streamer: {found.requests} requests ({shape}), {found.prompt_tokens:,} prompt tokens "
+        f"({counted}); about {time_left} (probe: {probe})"
     )
 
 
