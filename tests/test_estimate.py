@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from streamer.api.estimate import Estimate
+from streamer.api.estimate import Estimate, _probed, _seconds
 from streamer.cli.estimate_summary import estimate_summary
 from streamer.extraction.combined import COMBINED_INTRO
 from tests.extract_support import write_config
@@ -58,10 +58,11 @@ def test_estimate_counts_with_the_servers_tokenizer_and_publishes_nothing(
     assert receipt["requests"] == len(counted) == 3 * chunks
     assert receipt["prompt_tokens"] == sum(counted)
     assert receipt["prompt_tokens_counted_by"] == "server"
-    # the probe: the first chunk asked of its first two lanes (same units, two questions)
-    assert len(chats) == 2 and chats[0].first_unit == chats[1].first_unit == "u000001"
-    assert chats[0].units != chats[1].units
-    assert len(receipt["probe_seconds"]) == 2 and receipt["server_slots"] is None
+    # the probe: the first chunk's first lane (the cold start), then the second chunk's
+    # first two lanes (same units, two questions)
+    assert [chat.first_unit for chat in chats] == ["u000001", "u000005", "u000005"]
+    assert chats[1].units != chats[2].units
+    assert len(receipt["probe_seconds"]) == 3 and receipt["server_slots"] is None
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bridge.vtt", "streamer.yaml"]
 
 
@@ -80,7 +81,7 @@ def test_without_a_tokenizer_the_tokens_are_estimated(tmp_path: Path) -> None:
     assert run.status == 0, run.stderr
     receipt = orjson.loads(run.stdout)
     assert (receipt["requests"], receipt["prompt_tokens_counted_by"]) == (2, "estimate")
-    assert len(receipt["probe_seconds"]) == 1
+    assert len(receipt["probe_seconds"]) == 2  # the cold start, then the second chunk
 
 
 def test_combined_requests_are_one_a_chunk_and_the_probe_asks_two_chunks(
@@ -113,6 +114,22 @@ def test_combined_requests_are_one_a_chunk_and_the_probe_asks_two_chunks(
     assert all(COMBINED_INTRO in chat.units for chat in chats)
     assert [chat.body["max_tokens"] for chat in chats] == [3 * 1024] * 2
     assert len(receipt["probe_seconds"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("probe", "chunks", "lanes", "seconds"),
+    [
+        ((30.0, 10.0, 2.0), 5, 3, 30 + 4 * 10 + 5 * 2 * 2),  # cold once, then per chunk
+        ((30.0, 10.0), 5, 1, 30 + 4 * 10),  # one lane: its chunks
+        ((30.0, 2.0), 1, 3, 30 + 2 * 2),  # one chunk: the first lane cold, the rest cached
+        ((30.0,), 1, 1, 30),
+    ],
+)
+def test_the_time_counts_the_cold_start_once(
+    probe: tuple[float, ...], chunks: int, lanes: int, seconds: float
+) -> None:
+    assert len(_probed(chunks, lanes)) == len(probe)
+    assert _seconds(probe, chunks, lanes) == seconds
 
 
 def test_the_summary_line() -> None:

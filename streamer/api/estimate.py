@@ -6,16 +6,17 @@ requests are every model lane's for every chunk, each with the prompt the run wo
 tokenizer endpoint (llama.cpp's ``POST /tokenize``, llama-cpp-python's ``POST
 /extras/tokenize``: the messages' text, without the chat template's few tokens a
 message), else estimated at four characters a token (and the estimate says so). The time
-comes from a probe: the first chunk asked of its first two lanes, for real, timed (the
-first request evaluates the chunk; the second finds it in the server's prompt cache, as
-every later lane of a chunk does). The run's time is then ``chunks x (first + (lanes -
-1) x second)``, divided by the server's parallel slots where it reports them (llama.cpp's
-``/props``), else not divided: a server that does not say is taken to answer one request
-at a time. With ``requests: combined`` (and more than one model lane) a chunk is one
-request (``combined.combined_messages``), and the probe asks the first two chunks' combined
-requests (the second finds the questions in the server's cache, as every later chunk
-does): the time is ``first + (chunks - 1) x second``. Nothing is published, nothing is
-cached.
+comes from a probe (``_probed``): the first chunk's first lane, for real, timed (the run's
+cold start: the model loaded, the structured-output mode probed), then the second chunk's
+first two lanes (the first evaluates the chunk; the second finds it in the server's prompt
+cache, as every later lane of a chunk does). The run's time is then ``cold + (chunks - 1)
+x first + chunks x (lanes - 1) x second``, divided by the server's parallel slots where it
+reports them (llama.cpp's ``/props``), else not divided: a server that does not say is
+taken to answer one request at a time. With ``requests: combined`` (and more than one
+model lane) a chunk is one request (``combined.combined_messages``), and the probe asks
+the first two chunks' combined requests (the first is the cold start, the second finds
+the questions in the server's cache, as every later chunk does): the time is ``first +
+(chunks - 1) x second``. Nothing is published, nothing is cached.
 """
 
 from __future__ import annotations
@@ -130,8 +131,8 @@ def estimate(config: Configuration, source: Path, lanes: Sequence[str] | None) -
     tokens = (
         sum(len(text) // CHARACTERS_PER_TOKEN + 1 for text in texts) if counted is None else counted
     )
-    # per-lane: the first chunk's first two lanes; combined: the first two chunks
-    probed = asks[:2] if combined else asks[: min(2, len(model_lanes))]
+    lanes_asked = 1 if combined else len(model_lanes)
+    probed = [asks[index] for index in _probed(len(chunks), lanes_asked)]
     try:
         probe = asyncio.run(_probe(config, api_key, facts, probed))
     except RequestFailed as failed:
@@ -143,12 +144,7 @@ def estimate(config: Configuration, source: Path, lanes: Sequence[str] | None) -
             f"the estimate's probe failed: the server took no structured-output mode "
             f"(HTTP {refused.status})"
         ) from None
-    first = probe[0]
-    following = probe[-1] if len(probe) > 1 else first
-    if combined:
-        seconds = (first + (len(chunks) - 1) * following) / (facts.slots or 1)
-    else:
-        seconds = len(chunks) * (first + (len(model_lanes) - 1) * following) / (facts.slots or 1)
+    seconds = _seconds(probe, len(chunks), lanes_asked) / (facts.slots or 1)
     return Estimate(
         len(chunks),
         names,
@@ -160,6 +156,29 @@ def estimate(config: Configuration, source: Path, lanes: Sequence[str] | None) -
         seconds,
         combined,
     )
+
+
+def _probed(chunks: int, lanes: int) -> list[int]:
+    """The asks the probe sends (their indexes, chunk by chunk and lane by lane within a
+    chunk): the first chunk's first lane, whose time is the run's cold start (the model
+    loaded, the mode probed, the questions first evaluated); then, where there is a second
+    chunk, its first lane (a chunk's units evaluated) and its second (the units found in
+    the server's cache, as every next lane of a chunk finds them); else the first chunk's
+    second lane."""
+    if chunks > 1:
+        return [0, lanes, lanes + 1][: 3 if lanes > 1 else 2]
+    return [0, 1][: 2 if lanes > 1 else 1]
+
+
+def _seconds(probe: Sequence[float], chunks: int, lanes: int) -> float:
+    """The run's time from the probe's (``_probed``): the cold start once, each further
+    chunk's first lane, every chunk's next lanes."""
+    cold, *timed = probe
+    if chunks > 1:
+        first = timed[0]
+        following = timed[1] if lanes > 1 else 0.0
+        return cold + (chunks - 1) * first + chunks * (lanes - 1) * following
+    return cold + (lanes - 1) * (timed[0] if timed else 0.0)
 
 
 @dataclass(frozen=True)
