@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from streamer.extraction.response_schema import response_schema, strict_schema
+from streamer.extraction.response_schema import GRAMMAR_KEPT, response_schema, strict_schema
 from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
@@ -79,9 +79,9 @@ def ask_shorter(conversation: list[dict[str, str]]) -> list[dict[str, str]]:
 
 def response_format(kind: ArtifactKind[Any], mode: str) -> dict[str, Any] | None:
     """The ``response_format`` of ``mode`` (one of ``MODES``): ``json_schema``, the strict
-    schema of the kind's answer; ``json_object_schema``, the same schema in
-    llama-cpp-python's form; ``json_object``, JSON only; ``none``, no
-    ``response_format``."""
+    schema of the kind's answer; ``json_object_schema``, the same schema (with its
+    ``minItems``, which the server's grammar enforces) in llama-cpp-python's form;
+    ``json_object``, JSON only; ``none``, no ``response_format``."""
     return schema_format(kind.schema.name, lambda: response_schema(kind), mode)
 
 
@@ -94,9 +94,9 @@ def schema_format(
         return None
     if mode == "json_object":
         return {"type": "json_object"}
-    strict = strict_schema(schema())
     if mode == "json_object_schema":
-        return {"type": "json_object", "schema": strict}
+        return {"type": "json_object", "schema": strict_schema(schema(), GRAMMAR_KEPT)}
+    strict = strict_schema(schema())
     return {
         "type": "json_schema",
         "json_schema": {"name": name, "strict": True, "schema": strict},

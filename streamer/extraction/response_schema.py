@@ -6,7 +6,8 @@ nothing it says is lost. ``strict_schema`` is what is sent as ``response_format`
 ``json_schema`` mode: OpenAI's strict mode wants every property required and
 ``additionalProperties: false`` on every object, and some servers refuse keywords such as
 ``minLength`` or ``minItems``; the strict variant drops those (they are still checked on
-our side) and keeps the types, enums, nullability and ``$defs``.
+our side) and keeps the types, enums, nullability and ``$defs``. In ``json_object_schema``
+mode (llama-cpp-python, whose grammar enforces it) it keeps ``minItems`` (``GRAMMAR_KEPT``).
 """
 
 from __future__ import annotations
@@ -51,20 +52,26 @@ def response_schema(kind: ArtifactKind[Any]) -> dict[str, Any]:
     return schema
 
 
-def strict_schema(schema: Any) -> Any:
-    """The strict-mode variant of ``schema`` (a new value; ``schema`` is not changed)."""
+# What llama-cpp-python's grammar (``json_object_schema``) enforces of them: without it a
+# model may answer ``"source_refs": []``, which the support check then rejects.
+GRAMMAR_KEPT = frozenset({"minItems"})
+
+
+def strict_schema(schema: Any, keep: frozenset[str] = frozenset()) -> Any:
+    """The strict-mode variant of ``schema`` (a new value; ``schema`` is not changed),
+    keeping the validation keywords of ``keep``."""
     if isinstance(schema, list):
-        return [strict_schema(item) for item in schema]
+        return [strict_schema(item, keep) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in UNSUPPORTED:
+        if key in UNSUPPORTED and key not in keep:
             continue
         if key in ("properties", "$defs"):
-            out[key] = {name: strict_schema(item) for name, item in value.items()}
+            out[key] = {name: strict_schema(item, keep) for name, item in value.items()}
         else:
-            out[key] = strict_schema(value)
+            out[key] = strict_schema(value, keep)
     if "properties" in out:
         out["required"] = list(out["properties"])
         out["additionalProperties"] = False
