@@ -34,15 +34,6 @@ from streamer.extraction.requests import messages, response_format
 from streamer.framework.chunking.chunker import Chunker
 from streamer.framework.kinds.extraction_spec import ShownUnit
 
-LANES = {
-    "spells": "dnd/spell-casts",
-    "npcs": "dnd/npcs",
-    "places": "dnd/places",
-    "npc-interactions": "dnd/npc-interactions",
-    "combat-turns": "dnd/combat-turns",
-    "item-events": "dnd/item-events",
-    "scene-descriptions": "dnd/scene-descriptions",
-}
 MODE = "json_object_schema"
 EVALUATED = re.compile(r"prompt eval time =\s*[\d.]+ ms /\s*(\d+) tokens")
 
@@ -65,13 +56,12 @@ def chunks_of(
 
 
 def parts() -> list[Part]:
-    registry = default_registry()
-    out = []
-    for lane_id, name in LANES.items():
-        kind = registry.get(name, where="benchmark")
-        assert kind.extraction is not None
-        out.append(Part(lane_id, kind, kind.extraction.prompt))
-    return out
+    """Every installed kind that a model extracts, under its default lane (seven lanes)."""
+    return [
+        Part(kind.default_lane, kind, kind.extraction.prompt)
+        for kind in default_registry()
+        if kind.extraction is not None
+    ]
 
 
 def post(base_url: str, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
