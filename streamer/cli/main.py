@@ -220,7 +220,7 @@ def _format_commands(
 
 
 # The module of each command (``streamer.cli.<module>``), whose import registers it with
-# the app: a run imports only its command's (``command_named``), the rest are not read.
+# the app: a run imports only its command's (``commands_needed``), the rest are not read.
 COMMAND_MODULES = {
     "batch": "batch_command",
     "bundle": "bundle_command",
@@ -260,12 +260,23 @@ def command_named(arguments: Sequence[str]) -> str | None:
     return None
 
 
-def command_tree(name: str | None = None) -> click.Group:
+def commands_needed(arguments: Sequence[str]) -> list[str] | None:
+    """The commands ``arguments`` need loaded: none when ``--version`` comes first but for
+    ``--debug`` (both are eager: the version is printed, and the line ends, before a
+    command is looked for), the command they run (``command_named``), else every command
+    (``None``)."""
+    if next((argument for argument in arguments if argument != "--debug"), "") == "--version":
+        return []
+    name = command_named(arguments)
+    return None if name is None else [name]
+
+
+def command_tree(names: Sequence[str] | None = None) -> click.Group:
     """The click command of the app, ``--debug`` accepted by every command (click parses
     it, so ``--output --debug`` names a file ``--debug``); its help lists the commands by
-    group. ``name``: only that command is loaded (the others are not imported: a faster
-    start), else every command."""
-    load_commands(None if name is None else [name])
+    group. ``names``: only those commands are loaded (the others are not imported: a
+    faster start), else every command."""
+    load_commands(names)
     group = get_command(app)
     assert isinstance(group, click.Group)
     group.format_commands = types.MethodType(_format_commands, group)  # type: ignore[method-assign]
@@ -301,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     try:
         # The command is driven directly rather than through typer's main(), which would
         # print its own multi-line messages and turn a closed pipe into status 1.
-        command = command_tree(command_named(arguments))
+        command = command_tree(commands_needed(arguments))
         with command.make_context("streamer", arguments) as context:
             command.invoke(context)
     except CommandFailed as failed:
