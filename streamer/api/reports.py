@@ -13,7 +13,6 @@ import msgspec
 import orjson
 
 from streamer.api.config import default_registry
-from streamer.api.evaluation import unit_positions, work_source
 from streamer.api.output_destinations import WriteTarget, check_output_destination, publish_to
 from streamer.api.reviews import load_review, page_review
 from streamer.api.validation import validate_bundle
@@ -139,6 +138,10 @@ def _positions_in(
             known = {} if source.index is None else source.index.positions
             if wanted.issubset(known):
                 return {unit: known[unit] for unit in wanted}
+        # a source to read: the evaluation's reader (imported here, not by every run)
+        from streamer.api.evaluation import unit_positions, work_source
+
+        if isinstance(source, AcceptedSource):
             return unit_positions(source, wanted)[0]
         path = Path(source) if source is not None else work_source(folder)
         if source is None and not path.is_file():

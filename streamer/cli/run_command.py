@@ -8,10 +8,8 @@ from pathlib import Path
 import typer
 
 from streamer import api
-from streamer.api.estimate import estimate_run
 from streamer.cli import options
 from streamer.cli.app import app
-from streamer.cli.estimate_summary import print_estimate
 from streamer.cli.import_command import (
     DEDUPE_ROLLING,
     FORMAT_NAMES,
@@ -97,7 +95,10 @@ def run_command(
         dedupe_rolling=dedupe_rolling,
         speaker_carry=speaker_carry,
     )
-    if estimate:
+    if estimate:  # the estimate's modules (asyncio, the server's client) only here
+        from streamer.api.estimate import estimate_run
+        from streamer.cli.estimate_summary import print_estimate
+
         found = estimate_run(
             config,
             transcript,

@@ -1,35 +1,48 @@
 """YAML loading that rejects what PyYAML would silently accept: duplicate keys; and
 nesting deeper than ``MAX_NESTING`` levels (PyYAML composes recursively: deeper input
-would fail with ``RecursionError``, and a configuration is a few levels deep)."""
+would fail with ``RecursionError``, and a configuration is a few levels deep).
+
+PyYAML is imported by the first ``load_yaml``, not with this module: a run without a
+configuration file or a glossary never reads YAML (tests/test_startup_imports.py)."""
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from streamer.framework.errors.types import ConfigurationError
+
+if TYPE_CHECKING:
+    import yaml
 
 MAX_NESTING = 32
 
 
-class _StrictLoader(yaml.SafeLoader):
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self._depth = getattr(self, "_depth", 0) + 1
-        try:
-            if self._depth > MAX_NESTING:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise ConfigurationError(
-                    f"configuration line {mark.line + 1}: nested more than {MAX_NESTING} "
-                    "levels deep"
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+@functools.cache
+def _strict_loader() -> type[yaml.SafeLoader]:
+    """PyYAML's safe loader, that refuses duplicate keys and deep nesting (made once)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self._depth = getattr(self, "_depth", 0) + 1
+            try:
+                if self._depth > MAX_NESTING:
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    raise ConfigurationError(
+                        f"configuration line {mark.line + 1}: nested more than {MAX_NESTING} "
+                        "levels deep"
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+    return StrictLoader
 
 
-def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+def _mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
@@ -39,9 +52,6 @@ def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) 
             )
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
 # A quoted part of a parser's message kept as it is: a token's kind ('<scalar>') or a
@@ -79,8 +89,10 @@ def _cause(error: yaml.MarkedYAMLError) -> str:
 
 
 def load_yaml(text: str) -> Any:
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        return yaml.load(text, Loader=_strict_loader())
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark
         where = f" at {_at(mark)}" if mark else ""

@@ -97,7 +97,8 @@ M = TypeVar("M", OutputModule, CampaignOutput)
 @dataclass(frozen=True)
 class OutputsOf(Generic[M]):
     """The plugins of ``streamer.outputs`` that are ``cls`` instances (``names`` imports
-    the group's plugins: streamer's own are light)."""
+    the group's plugins; ``get`` and ``in`` import only the one named: a run's ``json``
+    never imports the notes vault)."""
 
     cls: type[M]
     what: str
@@ -106,7 +107,7 @@ class OutputsOf(Generic[M]):
         return tuple(name for name in _ALL.names() if isinstance(_ALL.get(name), self.cls))
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self.names()
+        return isinstance(name, str) and name in _ALL and isinstance(_ALL.get(name), self.cls)
 
     def get(self, name: str, where: str = "") -> M:
         if name not in self:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint, EntryPoints, entry_points
 from typing import Any, Generic, Protocol, TypeVar
 
 from streamer.framework.errors.safe_text import quoted
@@ -35,6 +35,21 @@ KINDS_GROUP = "streamer.kinds"
 FORMATS_GROUP = "streamer.formats"
 ENGINES_GROUP = "streamer.engines"
 OUTPUTS_GROUP = "streamer.outputs"
+
+
+_INSTALLED: dict[tuple[str, ...], Any] = {}  # entry_points(): EntryPoints from Python 3.12
+
+
+def installed_entry_points(group: str) -> EntryPoints:
+    """The installed entry points of ``group``. Every group's are read at once, once for a
+    given ``sys.path``: a read goes through every installed package's metadata (2 to 8 ms
+    here, the same work whichever group is asked), and a run asks for four groups."""
+    path = tuple(sys.path)
+    if path not in _INSTALLED:
+        _INSTALLED.clear()
+        _INSTALLED[path] = entry_points()
+    selected: EntryPoints = _INSTALLED[path].select(group=group)
+    return selected
 
 
 class PluginError(ConfigurationError):
@@ -94,7 +109,7 @@ class Plugins(Generic[T]):
 
     def _scan(self) -> dict[str, EntryPoint]:
         found: dict[str, EntryPoint] = {}
-        for entry in entry_points(group=self.group):
+        for entry in installed_entry_points(self.group):
             known = found.get(entry.name)
             if known is not None and known.value != entry.value:
                 raise PluginError(
