@@ -117,6 +117,7 @@ bench: venv $(BENCH_STAMP)
 	$(BIN)/python -m benchmarks.jobs_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.rules_bench $(BENCH_EACH)
 	$(BIN)/python -m benchmarks.validate_bench $(BENCH_EACH)
+	$(BIN)/python -m benchmarks.startup_bench
 	$(BIN)/python -m benchmarks.batch_bench
 	$(BIN)/python -m benchmarks.campaign_bench
 
