@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from streamer.api import extraction
+from streamer.api import model_answers
 from streamer.extraction.transport import ChatTransport
 from tests.extract_support import Sleeps
 
@@ -51,6 +51,6 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> Sleeps:
     slept."""
     recorded = Sleeps()
     monkeypatch.setattr(
-        extraction, "ChatTransport", functools.partial(ChatTransport, sleep=recorded)
+        model_answers, "ChatTransport", functools.partial(ChatTransport, sleep=recorded)
     )
     return recorded

@@ -13,14 +13,30 @@ from pathlib import Path
 
 from tests.support import REPO
 
-# Third-party packages a model-free run does without (measured with -X importtime):
-# the model server's client and its retries, the configuration's YAML, Dask, and what
-# only the tests or the browser checks use.
-NOT_FOR_A_RUN = ("httpx", "tenacity", "yaml", "distributed", "dask", "playwright", "hypothesis")
+# Packages a model-free run does without (measured with -X importtime): asyncio and the
+# model server's client and its retries, the configuration's YAML, Dask, and what only
+# the tests or the browser checks use.
+NOT_FOR_A_RUN = (
+    "asyncio",
+    "httpx",
+    "tenacity",
+    "yaml",
+    "distributed",
+    "dask",
+    "playwright",
+    "hypothesis",
+)
 
-# streamer's modules a model-free run does without: the estimate (a model server's),
-# the notes vault and the campaign (another output group's plugin), the evaluation.
+# streamer's modules a model-free run does without: the model lanes' asking, the
+# estimate (a model server's), the notes vault and the campaign (another output group's
+# plugin), the evaluation.
 STREAMER_NOT_FOR_A_RUN = (
+    "streamer.api.model_answers",
+    "streamer.extraction.transport",
+    "streamer.extraction.negotiation",
+    "streamer.extraction.signals",
+    "streamer.extraction.combined_run",
+    "streamer.extraction.server_facts",
     "streamer.api.estimate",
     "streamer.cli.estimate_summary",
     "streamer.api.vault",

@@ -26,16 +26,8 @@ from streamer.api.sources import Source, check_jobs, open_source
 from streamer.configuration import Configuration, LaneConfig
 from streamer.extraction.cache import ResponseCache
 from streamer.extraction.chunks import ChunkPlan, accepted_chunk_plan, chunk_plan
-from streamer.extraction.combined_run import CombinedAsker
 from streamer.extraction.lane_files import write_lane_files
-from streamer.extraction.run import (
-    ChunkProgress,
-    LanePlan,
-    ModelAsker,
-    ModelSettings,
-)
-from streamer.extraction.server_facts import discover
-from streamer.extraction.transport import ChatTransport
+from streamer.extraction.run import ChunkProgress, LanePlan
 from streamer.framework.errors.safe_text import quoted, shown_path
 from streamer.framework.errors.types import ConfigurationError, ExitStatus
 from streamer.framework.kinds.engines import ENGINES, Engine
@@ -307,32 +299,18 @@ def extract(
         cache = ResponseCache(cache_folder)
         context = _rules_context(terms, party, plan.document_id) if rules else RulesContext()
         report = progress or (lambda lane_id, done, total: None)
-        if model_lanes:
-            settings = config.extraction
-            assert settings.base_url is not None and settings.model is not None
-            facts = discover(settings.base_url, api_key)
-            concurrency = facts.concurrency(settings.concurrency_auto, settings.concurrency)
-            transport = ChatTransport(
-                settings.base_url,
-                api_key=api_key,
-                timeout_s=settings.timeout_s,
-                max_retries=settings.max_retries,
-                concurrency=concurrency,
-                requests_per_minute=settings.requests_per_minute,
-                extra_body=facts.extra_body,
+        if model_lanes:  # the server's client, imported only here
+            from streamer.api.model_answers import ask_models
+
+            ask_models(
+                config.extraction,
+                plan,
+                model_lanes,
+                cache,
+                api_key,
+                reuse=not no_cache,
+                progress=report,
             )
-            model = ModelSettings(
-                settings.model,
-                settings.structured_output,
-                settings.temperature,
-                concurrency,
-                settings.max_retries,
-                settings.max_tokens,
-            )
-            asker = CombinedAsker if settings.requests == "combined" else ModelAsker
-            asker(
-                plan, model_lanes, cache, model, transport, reuse=not no_cache, progress=report
-            ).ask()
         write_lane_files(plan, plans, cache, output, context, report, jobs)
         return ExtractResult(
             plan.document_id,

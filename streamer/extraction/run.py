@@ -20,15 +20,13 @@ leaves the candidates files as they were and the cache with every answer it rece
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamer.extraction.cache import ResponseCache, cache_key
 from streamer.extraction.chunks import ChunkPlan, ExtractionChunk
-from streamer.extraction.negotiation import Negotiation
 from streamer.extraction.requests import (
     ask_again,
     ask_shorter,
@@ -38,22 +36,22 @@ from streamer.extraction.requests import (
 )
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_answer
 from streamer.extraction.server_figures import ServerFigures
-from streamer.extraction.signals import run_until_signal
-from streamer.extraction.transport import (
-    ChatTransport,
-    Completion,
-    FormatRefused,
-    RequestFailed,
-    ServerFailed,
-)
+from streamer.extraction.transport_errors import FormatRefused, RequestFailed, ServerFailed
 from streamer.framework.kinds.engines import ChunkExtractor, Engine
 from streamer.framework.kinds.extraction_spec import ExtractionSpec
 from streamer.framework.kinds.registry import ArtifactKind
 
-OPENAI = Engine("openai", "a model behind any OpenAI-compatible server, asked chunk by chunk")
-"""The model engine: its lanes are asked by ``ModelAsker`` (``streamer.engines`` entry point)."""
+if TYPE_CHECKING:  # asyncio and the server's client: imported by ModelAsker, when it asks
+    import asyncio
 
-Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk] | None]
+    from streamer.extraction.transport import ChatTransport, Completion
+
+    Jobs = asyncio.Queue[tuple["LanePlan", ExtractionChunk] | None]
+
+OPENAI = Engine("openai", "a model behind any OpenAI-compatible server, asked chunk by chunk")
+"""The model engine: its lanes are asked by ``ModelAsker`` (``streamer.engines`` entry point).
+A run whose lanes are all local (``engine: rules``) imports this module for ``LanePlan``,
+never asyncio nor the server's client (tests/test_startup_imports.py)."""
 ChunkProgress = Callable[[str, int, int], None]
 """``progress(lane_id, chunks_done, chunk_total)``, called as chunks complete."""
 
@@ -187,9 +185,13 @@ class ModelAsker:
         self._transport = transport
         self._reuse = reuse
         self._progress = progress
+        from streamer.extraction.negotiation import Negotiation
+
         self._negotiation = Negotiation(settings.structured_output)
 
     def ask(self) -> None:
+        from streamer.extraction.signals import run_until_signal
+
         async def main() -> None:
             try:
                 await self._run()
@@ -204,6 +206,8 @@ class ModelAsker:
     async def _run(self) -> None:
         """Workers take (lane, chunk) jobs from a bounded queue, so that only the chunks in
         flight are held; a worker that fails unexpectedly stops the run (``TaskGroup``)."""
+        import asyncio
+
         workers = self._settings.concurrency * 2
         queue: Jobs = asyncio.Queue(maxsize=workers)
         async with asyncio.TaskGroup() as group:
