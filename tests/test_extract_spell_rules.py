@@ -100,7 +100,8 @@ CASES = [
     ("I'm blasting a Sunbeam at the three of them.", None, [("Sunbeam", ME)]),
     ("I'm using Vicious Mockery on him.", None, [("Vicious Mockery", ME)]),
     ("I will send a firebolt at the one across the way.", None, [("Fire Bolt", ME)]),
-    ("I shoot a Scorching Ray at him.", None, []),  # shoot: taken back, twice in four
+    ("I shoot a Scorching Ray at him.", None, [("Scorching Ray", ME)]),  # shoot, aimed
+    ("I'm going to shoot a Fireball. Right in front of me.", None, []),  # not aimed
     ("The firebolt scorched the wall.", None, []),
     # a spell already up, with a definite article
     ("Bonus action, I will use the Mage Hand to deliver the rope.", None, []),

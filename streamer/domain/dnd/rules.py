@@ -103,7 +103,14 @@ from streamer.domain.dnd.spell_rules.text import (
     Utterance,
     clause_before,
 )
-from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs
+from streamer.domain.dnd.spell_rules.turns import (
+    OPTION_UNITS,
+    TAKEN_BACK_UNITS,
+    acknowledged,
+    named_in,
+    takes_back,
+)
+from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs, sounded
 from streamer.domain.dnd.spell_rules.verbs import (
     OTHER_VERBS,
     VERBS,
@@ -125,7 +132,7 @@ __all__ = [
     "reply_to",
 ]
 
-VERSION = "dnd/spell-casts-rules@5"
+VERSION = "dnd/spell-casts-rules@6"
 # A cast naming no caster whose spell a unit of the chunk gave at most this many units
 # before is that cast again, no second candidate: a name said alone answering a question
 # about it ("What level?" / "Third-level Fireball."), the game master's confirmation
@@ -133,6 +140,14 @@ VERSION = "dnd/spell-casts-rules@5"
 # (CAST_WINDOW_UNITS, 5) joins what is nearer; these come further off: "Dispel magic."
 # 17 units after "I'm gonna cast Dispel Magic", the confirmation 12 after the declaration.
 REPEAT_UNITS = 20
+# The names that are ordinary words a player may say alone as a cast the game master
+# acknowledges ("Shield." / "All right."): not those said alone as an exclamation or an
+# order to another ("Weird.", "Jump!", "Silence!")
+SAID_ALONE = ORDINARY_SPELLS - {
+    "Weird", "Jump", "Fly", "Slow", "Sleep", "Knock", "Wish", "Fear", "Silence", "Harm",
+}  # fmt: skip
+# The longest unit read for an ordinary word said alone ("Oh yes, Speak with Animals!")
+ALONE_CHARACTERS = 40
 SPELLS_SECTION = "spells"  # the glossary's spell aliases: {"Tiny Hut": [hut, "the dome"]}
 
 # The words of the spoken forms said most often at the table, most first (counted on the
@@ -157,6 +172,8 @@ class SpellRules:
 
     matcher: SpellMatcher
     forms: NameForms
+    ordinary: NameForms  # the names that are ordinary words: said alone, acknowledged
+    spoken: NameForms  # every name: the options a speaker named
     characters: Mapping[str, str]  # name key of a party character's name form -> character
     gate: WordGate
 
@@ -187,6 +204,8 @@ def _build(context: RulesContext) -> SpellRules:
     return SpellRules(
         SpellMatcher([*pairs, *glossary, *plurals(pairs)]),
         forms,
+        NameForms([(spoken, name) for spoken, name in pairs if spoken in SAID_ALONE]),
+        NameForms(pairs),
         party_name_forms(context),
         WordGate(
             VERBS,
@@ -214,8 +233,8 @@ class SpellCastRules(GatedRules):
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
-        chosen = self.chosen(rules.gate, units)
-        records: list[dict[str, Any]] = []
+        chosen = sorted({*self.chosen(rules.gate, units), *_said_alone(units)})
+        records: list[tuple[int, dict[str, Any]]] = []  # (index, record), in order
         before: list[tuple[int, str]] = []  # (index, spell) of the chunk's casts so far
         for index in chosen:
             unit = units[index]
@@ -224,12 +243,70 @@ class SpellCastRules(GatedRules):
             speaker = player if player is not None or context.party else unit.speaker
             recent = _repeated(before, index)
             reply = reply_to(units, index)
-            found = casts(unit.text, rules, speaker, reply, alone=player is not None, recent=recent)
+            options = _said_before(units, index, {at for at, _ in before})
+            found = casts(
+                unit.text,
+                rules,
+                speaker,
+                reply,
+                alone=player is not None,
+                recent=recent,
+                options=options,
+            )
             before.extend((index, spell) for spell, _ in found)
+            if found and takes_back(unit.text):
+                records = _kept(records, index, found)
             for spell, caster in found:
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
-                records.append({"spell": spell, "caster": caster, "source_refs": [reference]})
-        return records
+                record = {"spell": spell, "caster": caster, "source_refs": [reference]}
+                records.append((index, record))
+        return [record for _, record in records]
+
+
+def _said_alone(units: Sequence[ShownUnit]) -> list[int]:
+    """The short units the gate does not read that may be a name that is an ordinary word
+    said alone and acknowledged ("Shield." / "All right.") or with a sound ("Oh, light!
+    (snaps)")."""
+    return [
+        index
+        for index, unit in enumerate(units)
+        if len(unit.text) <= ALONE_CHARACTERS
+        and (acknowledged(reply_to(units, index)) or sounded(unit.text))
+    ]
+
+
+def _said_before(units: Sequence[ShownUnit], index: int, cast: Collection[int]) -> list[str]:
+    """What the speaker of ``units[index]`` said in the ``OPTION_UNITS`` units before it,
+    in the units that gave no cast (indexes ``cast``: a name said alone after a cast
+    declared is the answer to a question about it, one record with it)."""
+    speaker = units[index].speaker
+    if speaker is None:
+        return []
+    key = name_key(speaker)
+    first = max(0, index - OPTION_UNITS)
+    return [
+        unit.text
+        for at, unit in enumerate(units[first:index], first)
+        if at not in cast and unit.speaker is not None and name_key(unit.speaker) == key
+    ]
+
+
+def _kept(
+    records: list[tuple[int, dict[str, Any]]], index: int, found: Sequence[Cast]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The records but those a cast at ``index`` said ``instead`` takes back: the same
+    caster's casts of another spell at most ``TAKEN_BACK_UNITS`` units before."""
+    taken = {cast.caster for cast in found if cast.caster is not None}
+    spells = {cast.spell for cast in found}
+    return [
+        (at, record)
+        for at, record in records
+        if not (
+            index - at <= TAKEN_BACK_UNITS
+            and record["caster"] in taken
+            and record["spell"] not in spells
+        )
+    ]
 
 
 def _repeated(before: Sequence[tuple[int, str]], index: int) -> set[str]:
@@ -267,6 +344,7 @@ def casts(
     *,
     alone: bool | None = None,
     recent: Collection[str] = (),
+    options: Sequence[str] = (),
 ) -> list[Cast]:
     """The casts of one text, in order of position. ``speaker``: who casts in the first
     person (the speaker's character, or without a party the speaker as written);
@@ -274,12 +352,16 @@ def casts(
     ``alone``: whether a name said alone counts (a party player's unit; default: when
     ``speaker`` is given); ``recent``: the spells the units before gave further off than
     normalization joins, within ``REPEAT_UNITS`` (a cast naming no caster that repeats
-    one is that cast again: an answer, the game master's confirmation)."""
+    one is that cast again: an answer, the game master's confirmation); ``options``: what
+    the speaker said in the units just before (a name said alone that one of them names
+    picks an option: no cast)."""
     said = Utterance(text, speaker, reply)
     found: list[Found] = []
     if speaker is not None if alone is None else alone:  # the caster is not said (no "I")
         bare = bare_name(said, rules.forms)
-        if bare is not None:
+        if bare is None:  # "Shield." / "All right.", "Oh, light! (snaps)"
+            bare = bare_name(said, rules.ordinary, heard=acknowledged(reply))
+        if bare is not None and bare.spell not in named_in(options, rules.spoken):
             found.append(bare)
     found.extend(casting_verbs(said, rules.matcher, rules.characters))
     if not OTHER_VERBS.isdisjoint(said.lowered):

@@ -34,6 +34,8 @@ _SUGGESTIONS = (
     ("we'll",),
     ("we", "will"),
     ("at", "some", "point"),
+    ("let's",),  # "Let's cast Pass Without a Trace": the group's plan, not one's cast
+    ("let", "us"),
 )
 # Just before the verb (adverbs skipped), or anywhere in its clause: a cast already made
 # ("I've cast", "she has used"; not before a name: "now has Hex on it")
