@@ -337,11 +337,12 @@ EPISODES = {  # candidates (lines, overlap duplicates included), distinct (unit,
     # v6 over v5: "throw a little Fireball" (C1E001 t01555), "Wall of Stone-- boom."
     # (C1E001 t01817), "Oh, light! (snaps)" and "Light!" / "All right." (C1E002 t01170,
     # t01424), "shoot a firebolt at" (C1E002 t02805), "I would like to ... cast Hex" (C2E001
-    # t01353), "fire all three of the Scorching Ray balls" asked and allowed (C2E010 t01530).
+    # t01353), "fire all three of the Scorching Ray balls" asked and allowed (C2E010 t01530),
+    # "giving Identify a whirl" (C2E010 t02213).
     "C1E001": (18, 18),
     "C1E002": (30, 26),
     "C2E001": (11, 10),
-    "C2E010": (22, 20),
+    "C2E010": (23, 21),
 }
 # the spells outside the SRD the episodes' casts name after a casting verb (v4)
 OUTSIDE_THE_SRD = {"Glacial Blast", "Grand Column", "Toll the Dead", "Armor of Agathys"}

@@ -54,6 +54,24 @@ CASES = [
     ("I would cast Hex on it if I had a slot.", None, []),
     # the group's plan, not one's cast: "let's"
     ("We can do that. Let's cast Pass Without a Trace.", None, []),
+    # summoning makes what it names, a spell kept up too (no dev example: none in the
+    # dev set); not a creature, not a plan
+    (
+        "So you complete your ritual. You summon your Unseen Servant.",
+        None,
+        [("Unseen Servant", None)],
+    ),
+    ("I summon Frumpkin in the alley.", None, []),
+    ("I could summon my Unseen Servant.", None, []),
+    ("I send my Unseen Servant over to the door.", None, []),  # one already up
+    # give <spell> a whirl, a name that is an ordinary word too (no dev example: none)
+    (
+        "I'm hanging back and giving Identify a whirl on what's in my bag.",
+        None,
+        [("Identify", ME)],
+    ),
+    ("Let's give Identify a whirl.", None, []),
+    ("Give it a whirl.", None, []),
 ]
 
 

@@ -114,7 +114,9 @@ from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs, 
 from streamer.domain.dnd.spell_rules.verbs import (
     OTHER_VERBS,
     VERBS,
+    WHIRL,
     casting_verbs,
+    given_a_whirl,
     other_verbs,
 )
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
@@ -208,7 +210,7 @@ def _build(context: RulesContext) -> SpellRules:
         NameForms(pairs),
         party_name_forms(context),
         WordGate(
-            VERBS,
+            (*VERBS, WHIRL),
             [*forms.by_words, *((j,) for j in forms.joined)],
             WORD,
             APOSTROPHES,
@@ -366,6 +368,8 @@ def casts(
     found.extend(casting_verbs(said, rules.matcher, rules.characters))
     if not OTHER_VERBS.isdisjoint(said.lowered):
         found.extend(other_verbs(said, rules.forms, rules.characters))
+    if WHIRL in said.lowered:
+        found.extend(given_a_whirl(said, rules.matcher, rules.characters))
     found.extend(names_as_verbs(said, rules.forms))
     found.extend(narrated(said, rules.forms))
     found.sort(key=lambda cast: cast.start)

@@ -41,6 +41,9 @@ _VERB = re.compile(
 )
 # the casting noun: "the cast of", "your whole casting"
 _NOUN_BEFORE = frozenset({"the", "a", "your", "whole", "entire"})
+# Summoning makes what it names: a possessive before a spell kept up is no spell already up
+# ("You summon your Unseen Servant.")
+_SUMMONS = frozenset(["summon", "summons", "summoning", "conjure", "conjures", "conjuring"])
 # The other verbs players and game masters cast with ("I'll throw a Healing Word to him",
 # "send a Fire Bolt at it", "I'm going to use Vicious Mockery", "I'm blasting a Sunbeam",
 # "I'll send a firebolt at it"), and their present participles: only
@@ -69,7 +72,15 @@ OTHER_VERBS = frozenset(
         "unleashes",
         *["using", "throwing", "sending", "firing", "releasing", "blasting"],
         *["shooting", "unleashing"],
+        *_SUMMONS,
     ]
+)
+# "giving Identify a whirl": the name between, at most six words (the prefilter reads
+# ``WHIRL``)
+WHIRL = "whirl"
+_GIVEN_A_TRY = re.compile(
+    rf"(?<![\w'])(give|gives|giving)\s+((?:[\w'-]+\s+){{1,6}}?)a\s+{WHIRL}(?![\w'])",
+    re.IGNORECASE,
 )
 # ``drop`` ends a spell ("I drop Polymorph") unless a count or an article follows it ("I
 # drop a Fireball on them"); ``hit`` casts only with ``with`` ("I hit him with a Guiding
@@ -184,7 +195,8 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
             continue
         if word in _AIMED and (end >= len(lowered) or lowered[end] not in TARGETS):
             continue
-        if spell in _KEPT_UP and not _UP_ALREADY.isdisjoint(lowered[after:at]):
+        up = spell in _KEPT_UP and word not in _SUMMONS
+        if up and not _UP_ALREADY.isdisjoint(lowered[after:at]):
             continue
         if CLAUSE_BREAK.search(text, word_at(index).end(), word_at(at).start()):
             continue
@@ -197,6 +209,31 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
         given = how is Asked.LEAVE_GIVEN
         who = said.speaker if given else caster(said, start, before, third, characters)
         found.append(Found(start, word_at(end - 1).end(), spell, who))
+    return found
+
+
+def given_a_whirl(
+    said: Utterance, matcher: SpellMatcher, characters: Mapping[str, str]
+) -> list[Found]:
+    """``give <spell> a whirl``: the words between are a spell's name after at most a
+    few fillers, ordinary words too ("I'm hanging back and giving Identify a whirl on
+    what's in my bag"); a statement, as for a verb."""
+    found: list[Found] = []
+    text = said.text
+    for given in _GIVEN_A_TRY.finditer(text):
+        words = WORD.findall(given.group(2))
+        skipped = 0
+        while skipped < min(MAX_FILLERS, len(words) - 1) and is_filler(words[skipped]):
+            skipped += 1
+        matched = matcher.match(words[skipped:])
+        if matched is None or matched[1] != len(words) - skipped:
+            continue
+        before = clause_before(text, given.start())
+        if asked(text, given.start(), given.end(), before, None) is not Asked.STATEMENT:
+            continue
+        third = given.group(1).lower() == "gives"
+        who = caster(said, given.start(), before, third, characters)
+        found.append(Found(given.start(), given.end(), matched[0], who))
     return found
 
 
