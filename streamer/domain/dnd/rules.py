@@ -82,9 +82,9 @@ names the catalog lacks (``unlisted``) and what is no cast (``not_casts``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any, NamedTuple
 
 from streamer.domain.dnd.gated_rules import GatedRules
@@ -178,6 +178,7 @@ class SpellRules:
     spoken: NameForms  # every name: the options a speaker named
     characters: Mapping[str, str]  # name key of a party character's name form -> character
     gate: WordGate
+    alone_gate: WordGate  # the words of ``ordinary``: the short units said alone
 
     @staticmethod
     def of(context: RulesContext) -> SpellRules:
@@ -203,10 +204,11 @@ def _build(context: RulesContext) -> SpellRules:
     ]
     verbless = [(spoken, name) for spoken, name in pairs if spoken not in ORDINARY_SPELLS]
     forms = NameForms(plurals(verbless))
+    ordinary = NameForms([(spoken, name) for spoken, name in pairs if spoken in SAID_ALONE])
     return SpellRules(
         SpellMatcher([*pairs, *glossary, *plurals(pairs)]),
         forms,
-        NameForms([(spoken, name) for spoken, name in pairs if spoken in SAID_ALONE]),
+        ordinary,
         NameForms(pairs),
         party_name_forms(context),
         WordGate(
@@ -216,6 +218,7 @@ def _build(context: RulesContext) -> SpellRules:
             APOSTROPHES,
             FREQUENT_WORDS,
         ),
+        WordGate((), ordinary.by_words, WORD, APOSTROPHES, FREQUENT_WORDS),
     )
 
 
@@ -235,7 +238,7 @@ class SpellCastRules(GatedRules):
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
-        chosen = sorted({*self.chosen(rules.gate, units), *_said_alone(units)})
+        chosen = sorted({*self.chosen(rules.gate, units), *_said_alone(units, rules)})
         records: list[tuple[int, dict[str, Any]]] = []  # (index, record), in order
         before: list[tuple[int, str]] = []  # (index, spell) of the chunk's casts so far
         for index in chosen:
@@ -245,7 +248,6 @@ class SpellCastRules(GatedRules):
             speaker = player if player is not None or context.party else unit.speaker
             recent = _repeated(before, index)
             reply = reply_to(units, index)
-            options = _said_before(units, index, {at for at, _ in before})
             found = casts(
                 unit.text,
                 rules,
@@ -253,7 +255,7 @@ class SpellCastRules(GatedRules):
                 reply,
                 alone=player is not None,
                 recent=recent,
-                options=options,
+                options=partial(_said_before, units, index, before),
             )
             before.extend((index, spell) for spell, _ in found)
             if found and takes_back(unit.text):
@@ -265,27 +267,32 @@ class SpellCastRules(GatedRules):
         return [record for _, record in records]
 
 
-def _said_alone(units: Sequence[ShownUnit]) -> list[int]:
+def _said_alone(units: Sequence[ShownUnit], rules: SpellRules) -> list[int]:
     """The short units the gate does not read that may be a name that is an ordinary word
     said alone and acknowledged ("Shield." / "All right.") or with a sound ("Oh, light!
-    (snaps)")."""
+    (snaps)"): those the gate of those names lets through."""
+    short = [index for index, unit in enumerate(units) if len(unit.text) <= ALONE_CHARACTERS]
+    picked = rules.alone_gate.units([units[index].text for index in short])
     return [
         index
-        for index, unit in enumerate(units)
-        if len(unit.text) <= ALONE_CHARACTERS
-        and (acknowledged(reply_to(units, index)) or sounded(unit.text))
+        for index in (short[at] for at in picked)
+        if sounded(units[index].text) or acknowledged(reply_to(units, index))
     ]
 
 
-def _said_before(units: Sequence[ShownUnit], index: int, cast: Collection[int]) -> list[str]:
+def _said_before(
+    units: Sequence[ShownUnit], index: int, before: Sequence[tuple[int, str]]
+) -> list[str]:
     """What the speaker of ``units[index]`` said in the ``OPTION_UNITS`` units before it,
-    in the units that gave no cast (indexes ``cast``: a name said alone after a cast
-    declared is the answer to a question about it, one record with it)."""
+    in the units that gave no cast (``before``: the chunk's casts so far; a name said
+    alone after a cast declared is the answer to a question about it, one record with
+    it)."""
     speaker = units[index].speaker
     if speaker is None:
         return []
     key = name_key(speaker)
     first = max(0, index - OPTION_UNITS)
+    cast = {at for at, _ in before if at >= first}
     return [
         unit.text
         for at, unit in enumerate(units[first:index], first)
@@ -346,7 +353,7 @@ def casts(
     *,
     alone: bool | None = None,
     recent: Collection[str] = (),
-    options: Sequence[str] = (),
+    options: Callable[[], Sequence[str]] | None = None,
 ) -> list[Cast]:
     """The casts of one text, in order of position. ``speaker``: who casts in the first
     person (the speaker's character, or without a party the speaker as written);
@@ -363,7 +370,9 @@ def casts(
         bare = bare_name(said, rules.forms)
         if bare is None:  # "Shield." / "All right.", "Oh, light! (snaps)"
             bare = bare_name(said, rules.ordinary, heard=acknowledged(reply))
-        if bare is not None and bare.spell not in named_in(options, rules.spoken):
+        if bare is not None and (
+            options is None or bare.spell not in named_in(options(), rules.spoken)
+        ):
             found.append(bare)
     found.extend(casting_verbs(said, rules.matcher, rules.characters))
     if not OTHER_VERBS.isdisjoint(said.lowered):

@@ -179,9 +179,13 @@ def is_possessive(word: str) -> bool:
 
 
 def holds(words: list[str], phrases: Iterable[tuple[str, ...]]) -> bool:
-    """Whether one of ``phrases`` stands in ``words``."""
+    """Whether one of ``phrases`` stands in ``words`` (only a phrase whose first word is
+    among them is looked for, where that word is)."""
+    present = set(words)
     return any(
         tuple(words[i : i + len(phrase)]) == phrase
         for phrase in phrases
+        if phrase[0] in present
         for i in range(len(words) - len(phrase) + 1)
+        if words[i] == phrase[0]
     )
