@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-Version 5 (``dnd/spell-casts-rules@5``). A candidate is one of:
+Version 6 (``dnd/spell-casts-rules@6``). A candidate is one of:
 
 1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
    followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
@@ -55,6 +55,17 @@ firebolt``); and drops ``use the Mage Hand`` (a spell kept up, with ``the``), pl
 ``we'll``/``at some point``; the past of a reason (``because I saw him do that once
 before``) no longer makes a cast recalled.
 
+Version 6 adds (``spell_rules.turns`` reads the turns around a unit): ``shoot`` with a
+target after the name, ``unleash``, ``summon`` (a spell kept up too), ``give <spell> a
+whirl``; fillers ``little``, ``all``, ``both``, ``of`` (four at most: ``fire all three of
+the Scorching Ray balls``); an aside between dashes after ``cast`` (``cast-- fuck it--
+Sanctuary``); ``would like to`` is no condition; a name said alone before a sound (``Wall
+of Stone-- boom.``), and a name that is an ordinary word said alone when the game master
+acknowledges it (``Shield.`` / ``All right.``) or with a gesture (``Oh, light!
+(snaps)``). It drops a name said alone that picks an option its speaker named just
+before, the group's plans (``let's``), and a cast the same caster takes back with
+``instead`` within ``TAKEN_BACK_UNITS`` units.
+
 ``caster``: the speaker's character when the statement is in the first person (in the
 verb's clause, or its sentence when the clause names no subject; and for a question
 asking leave); without a party in the glossary, the speaker as the transcript writes them
@@ -104,13 +115,15 @@ from streamer.domain.dnd.spell_rules.text import (
     clause_before,
 )
 from streamer.domain.dnd.spell_rules.turns import (
-    OPTION_UNITS,
-    TAKEN_BACK_UNITS,
     acknowledged,
+    kept,
     named_in,
+    reply_to,
+    said_alone,
+    said_before,
     takes_back,
 )
-from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs, sounded
+from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs
 from streamer.domain.dnd.spell_rules.verbs import (
     OTHER_VERBS,
     VERBS,
@@ -120,7 +133,6 @@ from streamer.domain.dnd.spell_rules.verbs import (
     other_verbs,
 )
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
-from streamer.framework.names import name_key
 
 __all__ = [
     "ORDINARY_SPELLS",
@@ -148,8 +160,6 @@ REPEAT_UNITS = 20
 SAID_ALONE = ORDINARY_SPELLS - {
     "Weird", "Jump", "Fly", "Slow", "Sleep", "Knock", "Wish", "Fear", "Silence", "Harm",
 }  # fmt: skip
-# The longest unit read for an ordinary word said alone ("Oh yes, Speak with Animals!")
-ALONE_CHARACTERS = 40
 SPELLS_SECTION = "spells"  # the glossary's spell aliases: {"Tiny Hut": [hut, "the dome"]}
 
 # The words of the spoken forms said most often at the table, most first (counted on the
@@ -238,7 +248,7 @@ class SpellCastRules(GatedRules):
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
-        chosen = sorted({*self.chosen(rules.gate, units), *_said_alone(units, rules)})
+        chosen = sorted({*self.chosen(rules.gate, units), *said_alone(units, rules.alone_gate)})
         records: list[tuple[int, dict[str, Any]]] = []  # (index, record), in order
         before: list[tuple[int, str]] = []  # (index, spell) of the chunk's casts so far
         for index in chosen:
@@ -255,67 +265,16 @@ class SpellCastRules(GatedRules):
                 reply,
                 alone=player is not None,
                 recent=recent,
-                options=partial(_said_before, units, index, before),
+                options=partial(said_before, units, index, before),
             )
             before.extend((index, spell) for spell, _ in found)
             if found and takes_back(unit.text):
-                records = _kept(records, index, found)
+                records = kept(records, index, found)
             for spell, caster in found:
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
                 record = {"spell": spell, "caster": caster, "source_refs": [reference]}
                 records.append((index, record))
         return [record for _, record in records]
-
-
-def _said_alone(units: Sequence[ShownUnit], rules: SpellRules) -> list[int]:
-    """The short units the gate does not read that may be a name that is an ordinary word
-    said alone and acknowledged ("Shield." / "All right.") or with a sound ("Oh, light!
-    (snaps)"): those the gate of those names lets through."""
-    short = [index for index, unit in enumerate(units) if len(unit.text) <= ALONE_CHARACTERS]
-    picked = rules.alone_gate.units([units[index].text for index in short])
-    return [
-        index
-        for index in (short[at] for at in picked)
-        if sounded(units[index].text) or acknowledged(reply_to(units, index))
-    ]
-
-
-def _said_before(
-    units: Sequence[ShownUnit], index: int, before: Sequence[tuple[int, str]]
-) -> list[str]:
-    """What the speaker of ``units[index]`` said in the ``OPTION_UNITS`` units before it,
-    in the units that gave no cast (``before``: the chunk's casts so far; a name said
-    alone after a cast declared is the answer to a question about it, one record with
-    it)."""
-    speaker = units[index].speaker
-    if speaker is None:
-        return []
-    key = name_key(speaker)
-    first = max(0, index - OPTION_UNITS)
-    cast = {at for at, _ in before if at >= first}
-    return [
-        unit.text
-        for at, unit in enumerate(units[first:index], first)
-        if at not in cast and unit.speaker is not None and name_key(unit.speaker) == key
-    ]
-
-
-def _kept(
-    records: list[tuple[int, dict[str, Any]]], index: int, found: Sequence[Cast]
-) -> list[tuple[int, dict[str, Any]]]:
-    """The records but those a cast at ``index`` said ``instead`` takes back: the same
-    caster's casts of another spell at most ``TAKEN_BACK_UNITS`` units before."""
-    taken = {cast.caster for cast in found if cast.caster is not None}
-    spells = {cast.spell for cast in found}
-    return [
-        (at, record)
-        for at, record in records
-        if not (
-            index - at <= TAKEN_BACK_UNITS
-            and record["caster"] in taken
-            and record["spell"] not in spells
-        )
-    ]
 
 
 def _repeated(before: Sequence[tuple[int, str]], index: int) -> set[str]:
@@ -324,17 +283,6 @@ def _repeated(before: Sequence[tuple[int, str]], index: int) -> set[str]:
     near = {spell for at, spell in before if index - at <= CAST_WINDOW_UNITS}
     far = {spell for at, spell in before if index - at <= REPEAT_UNITS}
     return far - near
-
-
-def reply_to(units: Sequence[ShownUnit], index: int) -> str | None:
-    """The text of the unit after ``units[index]`` when another (known) speaker says it:
-    the answer to a question, or a refusal. ``None`` for the last unit of the chunk."""
-    if index + 1 >= len(units):
-        return None
-    unit, after = units[index], units[index + 1]
-    if unit.speaker is None or after.speaker is None:
-        return None
-    return after.text if name_key(after.speaker) != name_key(unit.speaker) else None
 
 
 class Cast(NamedTuple):
