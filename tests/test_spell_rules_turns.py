@@ -1,91 +1,14 @@
-"""The spell-cast rules of ``dnd/spell-casts-rules@6`` (issue 31): each new form on the dev
-episodes' words (C1E001, C2E001, C2E035, unit IDs given) and the exclusion beside it; the
-rules that read the turns around a unit (a name said alone and acknowledged, an option
-picked, a cast taken back ``instead``)."""
+"""The spell-cast rules of ``dnd/spell-casts-rules@6`` (issue 31) that read the turns around
+a unit: a name said alone with a sound or acknowledged, an option picked, a cast taken
+back ``instead`` (the forms of one unit are in ``test_extract_spell_rules``)."""
 
 from __future__ import annotations
 
-import pytest
-
-from streamer.domain.dnd.rules import SpellCastRules, SpellRules, casts
+from streamer.domain.dnd.rules import SpellCastRules
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
+from tests.test_extract_spell_rules import shown
 
 ME = "Tiberius Stormwind"
-
-# (text, the reply when the next unit is another speaker's, expected (spell, caster))
-CASES = [
-    # shoot, aimed: C1E001 t01658; not aimed, taken back the next moment: C1E001 t00768
-    ("I'm going to shoot a Scorching Ray at the big guy.", None, [("Scorching Ray", ME)]),
-    ("I'm going to shoot a Fireball. Right in front of me.", None, []),
-    ("Can I shoot an arrow at Nott?", "Yes.", []),  # C2E001 t01228: no spell
-    # unleash: C2E035 t01708
-    (
-        "I'm going to stand out here and I'll unleash two Eldritch Blasts at this Enforcer.",
-        None,
-        [("Eldritch Blast", ME)],
-    ),
-    ("I'll unleash my fury on him.", None, []),
-    # a size among the fillers: C1E001 t01555; "all three of the" (asked and allowed)
-    (
-        "I'm going to throw a little Fireball, right there where those guys are.",
-        None,
-        [("Fireball", ME)],
-    ),
-    (
-        "Can I go and fire all three of the Scorching Ray balls at the spider?",
-        "You may. Make your three attacks with disadvantage.",
-        [("Scorching Ray", ME)],
-    ),
-    ("Can I go and fire all three of the Scorching Ray balls at the spider?", None, []),
-    # an aside between dashes after the casting verb: C2E035 t01608
-    (
-        "Okay, I'm going to cast-- fuck. I'll move forward-- well, yeah, to be closer to "
-        "Beau, and I'm going to cast-- fuck it-- Sanctuary.",
-        None,
-        [("Sanctuary", ME)],
-    ),
-    ("I'm going to cast-- wait, how far away is he?", None, []),
-    # a wish said as a plan: C2E001 t01353; a condition stays one
-    (
-        "I would like to use my bonus action to cast Hex on it.",
-        None,
-        [("Hex", ME)],
-    ),
-    ("I would cast Hex on it if I had a slot.", None, []),
-    # the group's plan, not one's cast: "let's"
-    ("We can do that. Let's cast Pass Without a Trace.", None, []),
-    # summoning makes what it names, a spell kept up too (no dev example: none in the
-    # dev set); not a creature, not a plan
-    (
-        "So you complete your ritual. You summon your Unseen Servant.",
-        None,
-        [("Unseen Servant", None)],
-    ),
-    ("I summon Frumpkin in the alley.", None, []),
-    ("I could summon my Unseen Servant.", None, []),
-    ("I send my Unseen Servant over to the door.", None, []),  # one already up
-    # give <spell> a whirl, a name that is an ordinary word too (no dev example: none)
-    (
-        "I'm hanging back and giving Identify a whirl on what's in my bag.",
-        None,
-        [("Identify", ME)],
-    ),
-    ("Let's give Identify a whirl.", None, []),
-    ("Give it a whirl.", None, []),
-]
-
-
-@pytest.mark.parametrize(("text", "reply", "expected"), CASES)
-def test_each_form_and_its_exclusion(
-    text: str, reply: str | None, expected: list[tuple[str, str | None]]
-) -> None:
-    rules = SpellRules.of(RulesContext())
-    assert casts(text, rules, ME, reply) == expected
-
-
-def shown(*lines: tuple[str, str]) -> list[ShownUnit]:
-    return [ShownUnit(f"t{i:05d}", speaker, text) for i, (speaker, text) in enumerate(lines)]
-
 
 PARTY = RulesContext(party={"ORION": ME, "MARISHA": "Keyleth", "SAM": "Nott"})
 
