@@ -1,4 +1,4 @@
-"""The spell-cast rules of ``dnd/spell-casts-rules@5`` (issue 31): each rule on an example
+"""The spell-cast rules of ``dnd/spell-casts-rules@6`` (issue 31): each rule on an example
 modelled on the dev episodes' transcripts, and the exclusion beside it; the casts of a
 chunk (a repeat of a cast); the caster without a glossary, through a whole run."""
 
@@ -100,7 +100,8 @@ CASES = [
     ("I'm blasting a Sunbeam at the three of them.", None, [("Sunbeam", ME)]),
     ("I'm using Vicious Mockery on him.", None, [("Vicious Mockery", ME)]),
     ("I will send a firebolt at the one across the way.", None, [("Fire Bolt", ME)]),
-    ("I shoot a Scorching Ray at him.", None, []),  # shoot: taken back, twice in four
+    ("I shoot a Scorching Ray at him.", None, [("Scorching Ray", ME)]),  # shoot, aimed
+    ("I'm going to shoot a Fireball. Right in front of me.", None, []),  # not aimed
     ("The firebolt scorched the wall.", None, []),
     # a spell already up, with a definite article
     ("Bonus action, I will use the Mage Hand to deliver the rope.", None, []),
@@ -127,6 +128,65 @@ CASES = [
     # rules read aloud
     ("So Fire Bolt on the goblin, it says right here, is a d10.", None, []),
     ("I cast Fire Bolt. It says 120 feet in the description.", None, []),
+    # v6, on the dev episodes' words (C1E001, C2E001, C2E035, unit IDs given)
+    # shoot, aimed: C1E001 t01658; not aimed, taken back the next moment: C1E001 t00768
+    ("I'm going to shoot a Scorching Ray at the big guy.", None, [("Scorching Ray", ME)]),
+    ("I'm going to shoot a Fireball. Right in front of me.", None, []),
+    ("Can I shoot an arrow at Nott?", "Yes.", []),  # C2E001 t01228: no spell
+    # unleash: C2E035 t01708
+    (
+        "I'm going to stand out here and I'll unleash two Eldritch Blasts at this Enforcer.",
+        None,
+        [("Eldritch Blast", ME)],
+    ),
+    ("I'll unleash my fury on him.", None, []),
+    # a size among the fillers: C1E001 t01555; "all three of the" (asked and allowed)
+    (
+        "I'm going to throw a little Fireball, right there where those guys are.",
+        None,
+        [("Fireball", ME)],
+    ),
+    (
+        "Can I go and fire all three of the Scorching Ray balls at the spider?",
+        "You may. Make your three attacks with disadvantage.",
+        [("Scorching Ray", ME)],
+    ),
+    ("Can I go and fire all three of the Scorching Ray balls at the spider?", None, []),
+    # an aside between dashes after the casting verb: C2E035 t01608
+    (
+        "Okay, I'm going to cast-- fuck. I'll move forward-- well, yeah, to be closer to "
+        "Beau, and I'm going to cast-- fuck it-- Sanctuary.",
+        None,
+        [("Sanctuary", ME)],
+    ),
+    ("I'm going to cast-- wait, how far away is he?", None, []),
+    # a wish said as a plan: C2E001 t01353; a condition stays one
+    (
+        "I would like to use my bonus action to cast Hex on it.",
+        None,
+        [("Hex", ME)],
+    ),
+    ("I would cast Hex on it if I had a slot.", None, []),
+    # the group's plan, not one's cast: "let's"
+    ("We can do that. Let's cast Pass Without a Trace.", None, []),
+    # summoning makes what it names, a spell kept up too (no dev example: none in the
+    # dev set); not a creature, not a plan
+    (
+        "So you complete your ritual. You summon your Unseen Servant.",
+        None,
+        [("Unseen Servant", None)],
+    ),
+    ("I summon Frumpkin in the alley.", None, []),
+    ("I could summon my Unseen Servant.", None, []),
+    ("I send my Unseen Servant over to the door.", None, []),  # one already up
+    # give <spell> a whirl, a name that is an ordinary word too (no dev example: none)
+    (
+        "I'm hanging back and giving Identify a whirl on what's in my bag.",
+        None,
+        [("Identify", ME)],
+    ),
+    ("Let's give Identify a whirl.", None, []),
+    ("Give it a whirl.", None, []),
 ]
 
 

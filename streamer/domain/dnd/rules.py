@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-Version 5 (``dnd/spell-casts-rules@5``). A candidate is one of:
+Version 6 (``dnd/spell-casts-rules@6``). A candidate is one of:
 
 1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
    followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
@@ -55,6 +55,17 @@ firebolt``); and drops ``use the Mage Hand`` (a spell kept up, with ``the``), pl
 ``we'll``/``at some point``; the past of a reason (``because I saw him do that once
 before``) no longer makes a cast recalled.
 
+Version 6 adds (``spell_rules.turns`` reads the turns around a unit): ``shoot`` with a
+target after the name, ``unleash``, ``summon`` (a spell kept up too), ``give <spell> a
+whirl``; fillers ``little``, ``all``, ``both``, ``of`` (four at most: ``fire all three of
+the Scorching Ray balls``); an aside between dashes after ``cast`` (``cast-- fuck it--
+Sanctuary``); ``would like to`` is no condition; a name said alone before a sound (``Wall
+of Stone-- boom.``), and a name that is an ordinary word said alone when the game master
+acknowledges it (``Shield.`` / ``All right.``) or with a gesture (``Oh, light!
+(snaps)``). It drops a name said alone that picks an option its speaker named just
+before, the group's plans (``let's``), and a cast the same caster takes back with
+``instead`` within ``TAKEN_BACK_UNITS`` units.
+
 ``caster``: the speaker's character when the statement is in the first person (in the
 verb's clause, or its sentence when the clause names no subject; and for a question
 asking leave); without a party in the glossary, the speaker as the transcript writes them
@@ -82,9 +93,9 @@ names the catalog lacks (``unlisted``) and what is no cast (``not_casts``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any, NamedTuple
 
 from streamer.domain.dnd.gated_rules import GatedRules
@@ -103,15 +114,25 @@ from streamer.domain.dnd.spell_rules.text import (
     Utterance,
     clause_before,
 )
+from streamer.domain.dnd.spell_rules.turns import (
+    acknowledged,
+    kept,
+    named_in,
+    reply_to,
+    said_alone,
+    said_before,
+    takes_back,
+)
 from streamer.domain.dnd.spell_rules.verbless import bare_name, names_as_verbs
 from streamer.domain.dnd.spell_rules.verbs import (
     OTHER_VERBS,
     VERBS,
+    WHIRL,
     casting_verbs,
+    given_a_whirl,
     other_verbs,
 )
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
-from streamer.framework.names import name_key
 
 __all__ = [
     "ORDINARY_SPELLS",
@@ -125,7 +146,7 @@ __all__ = [
     "reply_to",
 ]
 
-VERSION = "dnd/spell-casts-rules@5"
+VERSION = "dnd/spell-casts-rules@6"
 # A cast naming no caster whose spell a unit of the chunk gave at most this many units
 # before is that cast again, no second candidate: a name said alone answering a question
 # about it ("What level?" / "Third-level Fireball."), the game master's confirmation
@@ -133,6 +154,12 @@ VERSION = "dnd/spell-casts-rules@5"
 # (CAST_WINDOW_UNITS, 5) joins what is nearer; these come further off: "Dispel magic."
 # 17 units after "I'm gonna cast Dispel Magic", the confirmation 12 after the declaration.
 REPEAT_UNITS = 20
+# The names that are ordinary words a player may say alone as a cast the game master
+# acknowledges ("Shield." / "All right."): not those said alone as an exclamation or an
+# order to another ("Weird.", "Jump!", "Silence!")
+SAID_ALONE = ORDINARY_SPELLS - {
+    "Weird", "Jump", "Fly", "Slow", "Sleep", "Knock", "Wish", "Fear", "Silence", "Harm",
+}  # fmt: skip
 SPELLS_SECTION = "spells"  # the glossary's spell aliases: {"Tiny Hut": [hut, "the dome"]}
 
 # The words of the spoken forms said most often at the table, most first (counted on the
@@ -157,8 +184,11 @@ class SpellRules:
 
     matcher: SpellMatcher
     forms: NameForms
+    ordinary: NameForms  # the names that are ordinary words: said alone, acknowledged
+    spoken: NameForms  # every name: the options a speaker named
     characters: Mapping[str, str]  # name key of a party character's name form -> character
     gate: WordGate
+    alone_gate: WordGate  # the words of ``ordinary``: the short units said alone
 
     @staticmethod
     def of(context: RulesContext) -> SpellRules:
@@ -184,17 +214,21 @@ def _build(context: RulesContext) -> SpellRules:
     ]
     verbless = [(spoken, name) for spoken, name in pairs if spoken not in ORDINARY_SPELLS]
     forms = NameForms(plurals(verbless))
+    ordinary = NameForms([(spoken, name) for spoken, name in pairs if spoken in SAID_ALONE])
     return SpellRules(
         SpellMatcher([*pairs, *glossary, *plurals(pairs)]),
         forms,
+        ordinary,
+        NameForms(pairs),
         party_name_forms(context),
         WordGate(
-            VERBS,
+            (*VERBS, WHIRL),
             [*forms.by_words, *((j,) for j in forms.joined)],
             WORD,
             APOSTROPHES,
             FREQUENT_WORDS,
         ),
+        WordGate((), ordinary.by_words, WORD, APOSTROPHES, FREQUENT_WORDS),
     )
 
 
@@ -214,8 +248,8 @@ class SpellCastRules(GatedRules):
 
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
-        chosen = self.chosen(rules.gate, units)
-        records: list[dict[str, Any]] = []
+        chosen = sorted({*self.chosen(rules.gate, units), *said_alone(units, rules.alone_gate)})
+        records: list[tuple[int, dict[str, Any]]] = []  # (index, record), in order
         before: list[tuple[int, str]] = []  # (index, spell) of the chunk's casts so far
         for index in chosen:
             unit = units[index]
@@ -224,12 +258,23 @@ class SpellCastRules(GatedRules):
             speaker = player if player is not None or context.party else unit.speaker
             recent = _repeated(before, index)
             reply = reply_to(units, index)
-            found = casts(unit.text, rules, speaker, reply, alone=player is not None, recent=recent)
+            found = casts(
+                unit.text,
+                rules,
+                speaker,
+                reply,
+                alone=player is not None,
+                recent=recent,
+                options=partial(said_before, units, index, before),
+            )
             before.extend((index, spell) for spell, _ in found)
+            if found and takes_back(unit.text):
+                records = kept(records, index, found)
             for spell, caster in found:
                 reference = {"start_unit_id": unit.unit_id, "end_unit_id": unit.unit_id}
-                records.append({"spell": spell, "caster": caster, "source_refs": [reference]})
-        return records
+                record = {"spell": spell, "caster": caster, "source_refs": [reference]}
+                records.append((index, record))
+        return [record for _, record in records]
 
 
 def _repeated(before: Sequence[tuple[int, str]], index: int) -> set[str]:
@@ -238,17 +283,6 @@ def _repeated(before: Sequence[tuple[int, str]], index: int) -> set[str]:
     near = {spell for at, spell in before if index - at <= CAST_WINDOW_UNITS}
     far = {spell for at, spell in before if index - at <= REPEAT_UNITS}
     return far - near
-
-
-def reply_to(units: Sequence[ShownUnit], index: int) -> str | None:
-    """The text of the unit after ``units[index]`` when another (known) speaker says it:
-    the answer to a question, or a refusal. ``None`` for the last unit of the chunk."""
-    if index + 1 >= len(units):
-        return None
-    unit, after = units[index], units[index + 1]
-    if unit.speaker is None or after.speaker is None:
-        return None
-    return after.text if name_key(after.speaker) != name_key(unit.speaker) else None
 
 
 class Cast(NamedTuple):
@@ -267,6 +301,7 @@ def casts(
     *,
     alone: bool | None = None,
     recent: Collection[str] = (),
+    options: Callable[[], Sequence[str]] | None = None,
 ) -> list[Cast]:
     """The casts of one text, in order of position. ``speaker``: who casts in the first
     person (the speaker's character, or without a party the speaker as written);
@@ -274,16 +309,24 @@ def casts(
     ``alone``: whether a name said alone counts (a party player's unit; default: when
     ``speaker`` is given); ``recent``: the spells the units before gave further off than
     normalization joins, within ``REPEAT_UNITS`` (a cast naming no caster that repeats
-    one is that cast again: an answer, the game master's confirmation)."""
+    one is that cast again: an answer, the game master's confirmation); ``options``: what
+    the speaker said in the units just before (a name said alone that one of them names
+    picks an option: no cast)."""
     said = Utterance(text, speaker, reply)
     found: list[Found] = []
     if speaker is not None if alone is None else alone:  # the caster is not said (no "I")
         bare = bare_name(said, rules.forms)
-        if bare is not None:
+        if bare is None:  # "Shield." / "All right.", "Oh, light! (snaps)"
+            bare = bare_name(said, rules.ordinary, heard=acknowledged(reply))
+        if bare is not None and (
+            options is None or bare.spell not in named_in(options(), rules.spoken)
+        ):
             found.append(bare)
     found.extend(casting_verbs(said, rules.matcher, rules.characters))
     if not OTHER_VERBS.isdisjoint(said.lowered):
         found.extend(other_verbs(said, rules.forms, rules.characters))
+    if WHIRL in said.lowered:
+        found.extend(given_a_whirl(said, rules.matcher, rules.characters))
     found.extend(names_as_verbs(said, rules.forms))
     found.extend(narrated(said, rules.forms))
     found.sort(key=lambda cast: cast.start)

@@ -36,7 +36,7 @@ _LEAVE_LEADS = (
 )
 # "Make a dexterity saving throw.": ``make`` opening the reply and one of these in it
 _ROLLS = words_of("roll rolls check save saving attack")
-_OKAY = (["okay"], ["ok"], ["all", "right"], ["alright"])
+OKAY = (["okay"], ["ok"], ["all", "right"], ["alright"])
 _NOT_LEAVE = words_of("but not no can't cannot try unfortunately")
 # The game master refusing a cast, in the rest of its unit or the next one
 _REFUSALS = (
@@ -84,7 +84,7 @@ def gives_leave(reply: str) -> bool:
     ``but``, ``not``, ``try``...; or it is ``Okay.`` and the next one does ("Okay. Go
     ahead and roll...")."""
     words = first_sentence(reply)
-    if words in _OKAY:
+    if words in OKAY:
         rest = reply.translate(APOSTROPHES)
         stop = SENTENCE_END.search(rest)
         words = first_sentence(rest[stop.end() :]) if stop is not None else []

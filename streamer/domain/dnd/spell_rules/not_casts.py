@@ -34,11 +34,15 @@ _SUGGESTIONS = (
     ("we'll",),
     ("we", "will"),
     ("at", "some", "point"),
+    ("let's",),  # "Let's cast Pass Without a Trace": the group's plan, not one's cast
+    ("let", "us"),
 )
 # Just before the verb (adverbs skipped), or anywhere in its clause: a cast already made
 # ("I've cast", "she has used"; not before a name: "now has Hex on it")
 _PERFECT = words_of("i've we've you've they've have has had")
-_PARTICIPLES = words_of("cast used done thrown sent fired dropped hit released")
+_PARTICIPLES = words_of(
+    "cast used done thrown sent fired dropped hit released shot unleashed summoned conjured"
+)
 _ALREADY = "already"
 # After the cast, in its sentence: when it was made ("...last time"); ``before`` ending it
 _WHEN_PAST = (

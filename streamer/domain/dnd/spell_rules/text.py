@@ -17,8 +17,9 @@ _LEVEL = re.compile(r"\w+-level|level-\d")
 
 # How many of the clause's last words are read before a verb or a name
 CLAUSE_WORDS = 8
-# How many fillers ("a", "the", "my", "third-level") may stand between a verb and a name
-MAX_FILLERS = 3
+# How many fillers ("a", "the", "my", "third-level", "all three of the") may stand between a
+# verb and a name
+MAX_FILLERS = 4
 # How far the rules read around a verb or a name, in characters. Each window is cut at the
 # last clause (or sentence) break inside it, so it only has to hold what its reader keeps.
 # The lengths are those each reader was written with, not made one: a window of another
@@ -46,8 +47,9 @@ _FILLERS = words_of(
     "a an the my his her their our another one some this that it up again also then "
     "level lvl first second third fourth fifth sixth seventh eighth ninth 1st 2nd "
     "3rd 4th 5th 6th 7th 8th 9th 1 2 3 4 5 6 7 8 9 "
-    # counts ("fire three Magic Missiles") and the word itself ("cast the spell Blur")
-    "two three four five spell"
+    # counts ("fire three Magic Missiles", "fire all three of the Scorching Ray balls"),
+    # the word itself ("cast the spell Blur"), and a size ("throw a little Fireball")
+    "two three four five all both of spell little"
 )
 # Words before a verb or a name, in its clause, that say it is not (yet) a cast
 BLOCKERS = words_of(
@@ -60,20 +62,36 @@ BLOCKERS = words_of(
     # hedges: a choice not yet made ("I guess I'll do Healing Word")
     "guess maybe probably perhaps"
 )
+# What follows a spell's name when it is aimed: an imperative's target ("Hunter's Mark on
+# the big one"), ``shoot``'s ("shoot a Scorching Ray at the big guy")
+TARGETS = words_of(
+    "on at onto into him her it them us me myself yourself himself herself itself "
+    "themselves ourselves"
+)
 ADVERBS = words_of("just then also now quickly immediately instantly")
 # ``do`` after these is the plain verb of a plan, not a question's or a negation's:
 # "I'm going to do a bonus action to cast Shield"
 _DO_PLAIN_AFTER = words_of("to gonna will i'll we'll and")
+# ``would`` before these is a wish said as a plan, not a condition: "I would like to use
+# my bonus action to cast Hex on it"
+_WISHES = words_of("like love")
 
 
 def blocking(before: list[str]) -> set[str]:
     """The ``BLOCKERS`` among ``before`` (a clause's words), but ``do`` said as a plain
-    verb (after ``to``, ``gonna``, ``I'll``...)."""
+    verb (after ``to``, ``gonna``, ``I'll``...) and ``would`` before ``like`` or
+    ``love``."""
     found = set(BLOCKERS.intersection(before))
     if "do" in found and all(
         i > 0 and before[i - 1] in _DO_PLAIN_AFTER for i, w in enumerate(before) if w == "do"
     ):
         found.discard("do")
+    if "would" in found and all(
+        before[i + 1 : i + 2] and before[i + 1] in _WISHES
+        for i, w in enumerate(before)
+        if w == "would"
+    ):
+        found.discard("would")
     return found
 
 
@@ -161,9 +179,13 @@ def is_possessive(word: str) -> bool:
 
 
 def holds(words: list[str], phrases: Iterable[tuple[str, ...]]) -> bool:
-    """Whether one of ``phrases`` stands in ``words``."""
+    """Whether one of ``phrases`` stands in ``words`` (only a phrase whose first word is
+    among them is looked for, where that word is)."""
+    present = set(words)
     return any(
         tuple(words[i : i + len(phrase)]) == phrase
         for phrase in phrases
+        if phrase[0] in present
         for i in range(len(words) - len(phrase) + 1)
+        if words[i] == phrase[0]
     )

@@ -5,12 +5,15 @@ player's unit that is the name alone (``Oh yes, Hunter's Mark.``) (``bare_name``
 
 from __future__ import annotations
 
+import re
+
 from streamer.domain.dnd.spell_rules.leave import asks_leave, gives_leave
 from streamer.domain.dnd.spell_rules.names import NameForms
 from streamer.domain.dnd.spell_rules.text import (
     ADVERBS,
     ASKING_LOOKBACK,
     CLAUSE_BREAK,
+    TARGETS,
     WORD,
     Found,
     Utterance,
@@ -34,10 +37,6 @@ _FIRST_PERSON_LEADS = (
 # ... before an imperative at the start of its clause, and the target that must follow it
 _IMPERATIVE_LEADS = words_of("and then so okay ok yes yeah also now just first")
 _TARGET_ADVERBS = words_of("right directly straight")
-_TARGETS = words_of(
-    "on at onto into him her it them us me myself yourself himself herself itself "
-    "themselves ourselves"
-)
 # A name used as a verb after a preamble, in a first-person sentence: its clause ends with
 # ``to`` after one of these ("I want to Misty Step") or in a sentence using what spends a
 # turn ("I'm going to use my bonus action to Misty Step", "...the single charge on the
@@ -52,6 +51,9 @@ _ASIDE = "--"  # an aside inside a sentence ("on Summer's Eve-- doesn't use a sl
 _MODALS = words_of("can may could")
 # What a spell's name said alone may start with ("Oh yes, Hunter's Mark.")
 _BARE_LEADS = words_of("oh yes yeah yep okay ok um uh so well and then just")
+# ... and the sound it may end with, a gesture: "(snaps)", "-- boom" (one word)
+_SOUND = re.compile(r"(?:\(([^()]*)\)|--\s*([\w']+)[.!]*)\s*$")
+_NOT_GESTURES = words_of("laughter laughs laughing giggles chuckles cheering groans sighs")
 
 
 def names_as_verbs(said: Utterance, forms: NameForms) -> list[Found]:
@@ -128,17 +130,24 @@ def _after_preamble(said: Utterance, start: int, stop: int) -> bool:
 
 def _imperative(before: list[str], after: str | None) -> bool:
     """At the start of its clause (only a few leading words), then a target."""
-    return after in _TARGETS and all(word in _IMPERATIVE_LEADS for word in before)
+    return after in TARGETS and all(word in _IMPERATIVE_LEADS for word in before)
 
 
-def bare_name(said: Utterance, forms: NameForms) -> Found | None:
+def bare_name(said: Utterance, forms: NameForms, *, heard: bool = True) -> Found | None:
     """A unit that says a spell's name and nothing else, after a few leading words ("Oh
-    yes, Hunter's Mark.", "Firebolt."): the player naming what they cast (the caster is
-    not said: no first-person word). Not a question, not an ordinary word, not a glossary
-    alias."""
+    yes, Hunter's Mark.", "Firebolt.") and before a sound ("Wall of Stone-- boom.", "Oh,
+    light! (snaps)"): the player naming what they cast (the caster is not said: no
+    first-person word). Not a question, not a glossary alias. ``heard``: whether it counts
+    without a sound (``forms`` of ordinary words: when the game master acknowledges it)."""
     if "?" in said.text:
         return None
     lowered = said.lowered
+    sound = _SOUND.search(said.text)
+    made = "" if sound is None else (sound.group(1) or sound.group(2)).lower()
+    if sound is not None and _NOT_GESTURES.isdisjoint(made.split()):
+        lowered = [word.lower() for word in WORD.findall(said.text[: sound.start()])]
+    elif not heard:
+        return None
     start = 0
     while start < len(lowered) and lowered[start] in _BARE_LEADS:
         start += 1
@@ -146,3 +155,8 @@ def bare_name(said: Utterance, forms: NameForms) -> Found | None:
         start += 1
     spell = forms.whole(lowered[start:])
     return None if spell is None else Found(0, len(said.text), spell, None)
+
+
+def sounded(text: str) -> bool:
+    """Whether a text ends with a sound ("(snaps)", "-- boom")."""
+    return _SOUND.search(text) is not None

@@ -15,6 +15,7 @@ from streamer.domain.dnd.spell_rules.text import (
     CLAUSE_BREAK,
     MAX_FILLERS,
     SPELL_LOOKAHEAD,
+    TARGETS,
     WORD,
     Found,
     Utterance,
@@ -36,10 +37,13 @@ _VERB = re.compile(
         "".join(f"[{c.upper()}{c}]" if c.isalpha() else re.escape(c) for c in verb)
         for verb in sorted(VERBS, key=len, reverse=True)
     )
-    + r")(?![\w'-])"
+    + r")(?![\w']|-(?!-))"  # "cast--" ends the verb: an aside or a pause follows
 )
 # the casting noun: "the cast of", "your whole casting"
 _NOUN_BEFORE = frozenset({"the", "a", "your", "whole", "entire"})
+# Summoning makes what it names: a possessive before a spell kept up is no spell already up
+# ("You summon your Unseen Servant.")
+_SUMMONS = frozenset(["summon", "summons", "summoning", "conjure", "conjures", "conjuring"])
 # The other verbs players and game masters cast with ("I'll throw a Healing Word to him",
 # "send a Fire Bolt at it", "I'm going to use Vicious Mockery", "I'm blasting a Sunbeam",
 # "I'll send a firebolt at it"), and their present participles: only
@@ -62,8 +66,21 @@ OTHER_VERBS = frozenset(
         "drops",
         "hit",
         "hits",
+        "shoot",
+        "shoots",
+        "unleash",
+        "unleashes",
         *["using", "throwing", "sending", "firing", "releasing", "blasting"],
+        *["shooting", "unleashing"],
+        *_SUMMONS,
     ]
+)
+# "giving Identify a whirl": the name between, at most six words (the prefilter reads
+# ``WHIRL``)
+WHIRL = "whirl"
+_GIVEN_A_TRY = re.compile(
+    rf"(?<![\w'])(give|gives|giving)\s+((?:[\w'-]+\s+){{1,6}}?)a\s+{WHIRL}(?![\w'])",
+    re.IGNORECASE,
 )
 # ``drop`` ends a spell ("I drop Polymorph") unless a count or an article follows it ("I
 # drop a Fireball on them"); ``hit`` casts only with ``with`` ("I hit him with a Guiding
@@ -72,6 +89,9 @@ _DROPS = frozenset(["drop", "drops"])
 _COUNTED = words_of("a an another one two three four five")
 _HITS = frozenset(["hit", "hits"])
 _WITH_AFTER = 6  # how many words (the target) may stand between ``hit`` and ``with``
+# ``shoot`` casts only with a target after the name ("I'm going to shoot a Scorching Ray
+# at the big guy"): "I'm going to shoot a Fireball. Right in front of me..." was taken back
+_AIMED = frozenset(["shoot", "shoots", "shooting"])
 _POSSESSIVES = frozenset(["my", "his", "her", "their", "our", "your", "its"])
 # The spells a possessive before the name speaks of once they are up, moved or used again
 # ("I send my Spiritual Weapon down there", "I move my Flaming Sphere"): after a
@@ -92,6 +112,10 @@ _KEPT_UP = frozenset(
 # deliver the tar")
 _UP_ALREADY = _POSSESSIVES | {"the"}
 _PARTICLES = frozenset(["out", "off", "forth"])
+# An aside between dashes right after a casting verb ("cast-- fuck it-- Sanctuary"), of at
+# most three words and no sentence break
+_ASIDE_WORDS = 3
+_ASIDE = re.compile(rf"\s*--\s*(?:[\w',]+\s+){{0,{_ASIDE_WORDS - 1}}}[\w',]+\s*--")
 # a name followed by one of these speaks of the spell, not of casting it
 _NOT_AFTER = words_of("damage slot")
 
@@ -123,7 +147,7 @@ def casting_verbs(
 def spell_after(text: str, start: int, matcher: SpellMatcher) -> str | None:
     """The spell named after ``start`` in its clause, after at most ``MAX_FILLERS``
     fillers: a known one, else one the catalog does not hold (``unlisted``)."""
-    tail = text[start : start + SPELL_LOOKAHEAD]
+    tail = _past_aside(text[start : start + SPELL_LOOKAHEAD])
     stop = CLAUSE_BREAK.search(tail)
     if stop is not None:
         tail = tail[: stop.start()]
@@ -137,6 +161,13 @@ def spell_after(text: str, start: int, matcher: SpellMatcher) -> str | None:
             return matched[0]
         unknown = unknown or unlisted(words[skipped:])
     return unknown
+
+
+def _past_aside(tail: str) -> str:
+    """The words after a verb, past an aside between dashes that opens them ("I'm going
+    to cast-- fuck it-- Sanctuary"): at most ``_ASIDE_WORDS`` words in it."""
+    aside = _ASIDE.match(tail)
+    return tail if aside is None else tail[aside.end() :]
 
 
 def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]) -> list[Found]:
@@ -162,7 +193,10 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
         spell, end = match
         if end < len(lowered) and lowered[end] in _NOT_AFTER:
             continue
-        if spell in _KEPT_UP and not _UP_ALREADY.isdisjoint(lowered[after:at]):
+        if word in _AIMED and (end >= len(lowered) or lowered[end] not in TARGETS):
+            continue
+        up = spell in _KEPT_UP and word not in _SUMMONS
+        if up and not _UP_ALREADY.isdisjoint(lowered[after:at]):
             continue
         if CLAUSE_BREAK.search(text, word_at(index).end(), word_at(at).start()):
             continue
@@ -175,6 +209,31 @@ def other_verbs(said: Utterance, forms: NameForms, characters: Mapping[str, str]
         given = how is Asked.LEAVE_GIVEN
         who = said.speaker if given else caster(said, start, before, third, characters)
         found.append(Found(start, word_at(end - 1).end(), spell, who))
+    return found
+
+
+def given_a_whirl(
+    said: Utterance, matcher: SpellMatcher, characters: Mapping[str, str]
+) -> list[Found]:
+    """``give <spell> a whirl``: the words between are a spell's name after at most a
+    few fillers, ordinary words too ("I'm hanging back and giving Identify a whirl on
+    what's in my bag"); a statement, as for a verb."""
+    found: list[Found] = []
+    text = said.text
+    for given in _GIVEN_A_TRY.finditer(text):
+        words = WORD.findall(given.group(2))
+        skipped = 0
+        while skipped < min(MAX_FILLERS, len(words) - 1) and is_filler(words[skipped]):
+            skipped += 1
+        matched = matcher.match(words[skipped:])
+        if matched is None or matched[1] != len(words) - skipped:
+            continue
+        before = clause_before(text, given.start())
+        if asked(text, given.start(), given.end(), before, None) is not Asked.STATEMENT:
+            continue
+        third = given.group(1).lower() == "gives"
+        who = caster(said, given.start(), before, third, characters)
+        found.append(Found(given.start(), given.end(), matched[0], who))
     return found
 
 
