@@ -170,6 +170,24 @@ def test_ctrl_c_ends_the_workers_and_publishes_nothing(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["session.json"]
 
 
+def _import_in_a_daemon(path: Path, out: Path) -> None:
+    import_transcript("crd3", path, document_id="d", output=out, jobs=2)
+
+
+def test_a_daemonic_process_imports_alone(tmp_path: Path) -> None:
+    """A Dask worker's process may not start processes: it reads as ``--jobs 1``."""
+    transcript = tmp_path / "session.json"
+    transcript.write_bytes(_document([_turn(n, "Fire Bolt") for n in range(30)]))
+    one = _import(transcript, tmp_path / "one.jsonl", 1)
+    daemon = multiprocessing.get_context("fork").Process(
+        target=_import_in_a_daemon, args=(transcript, tmp_path / "two.jsonl"), daemon=True
+    )
+    daemon.start()
+    daemon.join()
+    assert daemon.exitcode == 0
+    assert one == ("document", (tmp_path / "two.jsonl").read_bytes())
+
+
 # -- every cut, against the serial importer ---------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import multiprocessing
 import os
 import stat
 from collections.abc import Iterator
@@ -221,9 +222,12 @@ class _Reading:
 
     def _parallel(self, out: IO[bytes]) -> tuple[str, int] | None:
         """The document written by ``jobs`` processes (``TranscriptFormat.parallel``);
-        ``None`` (``out`` emptied) when it is read as by one."""
+        ``None`` (``out`` emptied) when it is read as by one: always from a stream, and in
+        a daemonic process (a Dask worker's), which may not start processes."""
         source = self.source
         if self.jobs < 2 or not isinstance(source, (str, os.PathLike)) or _reads_stdin(source):
+            return None
+        if multiprocessing.current_process().daemon:
             return None
         fmt = check_options(self.format_name, self.options)
         if fmt.parallel is None or not stat.S_ISREG(os.stat(source).st_mode):
