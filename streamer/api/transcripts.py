@@ -230,7 +230,7 @@ class _Reading:
         if multiprocessing.current_process().daemon:
             return None
         fmt = check_options(self.format_name, self.options)
-        if fmt.parallel is None or not stat.S_ISREG(os.stat(source).st_mode):
+        if fmt.parallel is None or not os.path.isfile(source):
             return None
         options = self.options
         if options.unit is None and fmt.units:
