@@ -7,8 +7,9 @@ The transcript and configuration are ``benchmarks.run_bench``'s (same seed, same
 spells lane by the rules, evidence on, chunks of 100). ``--repeat`` times, alternately, one
 ``streamer run --jobs N`` from an empty work folder for each N of ``--jobs``, each its own
 subprocess (``benchmarks.measure``: wall; CPU of the process and of the workers it waited
-for; peak RSS). Reported: medians, each stage's seconds (the receipt's), the ratio of each
-N to the first, and the load average after each run.
+for; peak RSS; ``benchmarks.split_cpu``: the main process's own CPU, the run's critical
+path when each worker has a core of its own). Reported: medians, each stage's seconds
+(the receipt's), the ratio of each N to the first, and the load average after each run.
 
 Checked beside the figures: every N publishes the bundle, the report and the candidates
 files of the first, byte for byte, in every run; ``streamer validate`` finds the bundle
@@ -70,6 +71,7 @@ def measure_jobs(
     warm(transcript)
     runs: dict[int, list[Child]] = {n: [] for n in jobs}
     stages: dict[int, dict[str, list[float]]] = {n: {s: [] for s in STAGES} for n in jobs}
+    mains: dict[int, list[float]] = {n: [] for n in jobs}  # the main process's own CPU
     loads: list[float] = []
     reference: dict[str, str] | None = None
     identical = True
@@ -78,14 +80,18 @@ def measure_jobs(
             for path in (output, output.with_name("out.work")):
                 shutil.rmtree(path, ignore_errors=True)
             output.with_name("out.html").unlink(missing_ok=True)
-            command = [sys.executable, "-m", "streamer", "run", "--config", str(config)]
-            command += [str(transcript), "--format", "crd3", "--output", str(output)]
-            command += ["--document-id", DOCUMENT_ID, "--quiet", "--json", "--jobs", str(n)]
+            split = folder / "split.json"
+            command = [sys.executable, "-m", "benchmarks.split_cpu", str(split), "run"]
+            command += ["--config", str(config), str(transcript), "--format", "crd3"]
+            command += ["--output", str(output), "--document-id", DOCUMENT_ID]
+            command += ["--quiet", "--json", "--jobs", str(n)]
             answer = folder / "receipt.json"
             run = measure(command, stdout=answer, timeout=timeout)
             if run.status != 0:
                 raise SystemExit(f"jobs_bench: --jobs {n} failed ({run.status}): {run.stderr}")
             runs[n].append(run)
+            cpu = json.loads(split.read_text(encoding="utf-8"))
+            mains[n].append(cpu["main"])
             loads.append(os.getloadavg()[0])
             for stage in json.loads(answer.read_text(encoding="utf-8"))["stages"]:
                 stages[n][stage["stage"]].append(stage["seconds"])
@@ -106,6 +112,9 @@ def measure_jobs(
                 "peak_rss": max(child.peak_rss for child in runs[n]),
                 "wall_runs": [round(child.wall, 2) for child in runs[n]],
                 "cpu_runs": [round(child.cpu, 2) for child in runs[n]],
+                "main_cpu": statistics.median(mains[n]),
+                "main_cpu_runs": [round(cpu, 2) for cpu in mains[n]],
+                "main_cpu_ratio": statistics.median(mains[n]) / statistics.median(mains[jobs[0]]),
                 "wall_ratio": statistics.median(child.wall for child in runs[n]) / first,
                 "stages": {name: statistics.median(s) for name, s in stages[n].items()},
             }
@@ -124,13 +133,15 @@ def table(result: dict[str, Any]) -> str:
     lines = [
         first,
         "",
-        "| `streamer run` | wall s | CPU s | wall / first | peak RSS MiB | wall s of each run "
-        "| CPU s of each run |",
-        "| --- | ---: | ---: | ---: | ---: | --- | --- |",
+        "| `streamer run` | wall s | CPU s | wall / first | main process CPU s "
+        "| main CPU / first | peak RSS MiB | wall s of each run | CPU s of each run "
+        "| main CPU s of each run |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
         *(
             f"| `--jobs {n}` | {r['wall']:.2f} | {r['cpu']:.2f} | {r['wall_ratio']:.2f}x "
+            f"| {r['main_cpu']:.2f} | {r['main_cpu_ratio']:.2f}x "
             f"| {r['peak_rss'] / MiB:.0f} | {' '.join(map(str, r['wall_runs']))} "
-            f"| {' '.join(map(str, r['cpu_runs']))} |"
+            f"| {' '.join(map(str, r['cpu_runs']))} | {' '.join(map(str, r['main_cpu_runs']))} |"
             for n, r in runs.items()
         ),
         "",

@@ -297,7 +297,8 @@ def run(
     ``config_path`` ``None``: the default configuration (``model_url`` and ``model`` name
     its model server); ``format_name`` ``None``: found from the transcript; ``glossary``:
     the glossary file, in place of the configuration's; ``jobs``: the processes that
-    answer the rules lanes' chunks (this one and ``jobs - 1`` workers; the same bytes).
+    import the transcript (``crd3``) and answer the rules lanes' chunks (this one and
+    ``jobs - 1`` workers; the same bytes).
     Usage errors (the configuration, ``lanes``, the format, the import options, the
     destinations) come before any stage runs. A failed or interrupted run publishes nothing;
     it keeps the work folder ``output.work`` only when a stage completed (the rerun starts

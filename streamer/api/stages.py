@@ -67,7 +67,8 @@ class RunPlan:
     import_options: ImportOptions = field(default_factory=ImportOptions)
     config_text: str = ""
     jobs: int = 1
-    """The processes that answer the rules lanes' chunks (``--jobs``: same bytes)."""
+    """The processes that import the transcript (a format that reads on several) and
+    answer the rules lanes' chunks (``--jobs``: same bytes)."""
     failed: set[str] = field(default_factory=set)
     """The lanes that failed in an earlier stage of this run (each said once, as a failure)."""
     _config_digest: str | None = field(default=None, repr=False)
@@ -181,6 +182,7 @@ def _import(plan: RunPlan) -> ImportResult:
         dedupe_rolling=options.dedupe_rolling,
         speaker_carry=options.speaker_carry,
         progress=plan.progress,
+        jobs=plan.jobs,
     )
     os.chmod(plan.path(SOURCE), PRIVATE_FILE_MODE)  # the transcript's copy: the owner's alone
     return result

@@ -4,6 +4,8 @@ extraction chunks out."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import multiprocessing
 import os
 import stat
 from collections.abc import Iterator
@@ -136,10 +138,12 @@ def import_transcript(
     dedupe_rolling: bool = False,
     speaker_carry: float | None = None,
     progress: Progress | None = None,
+    jobs: int = 1,
 ) -> ImportResult:
     """Import a transcript in ``format_name`` (an installed format: ``import_formats()``;
     ``None``: found from the file's name and content) as a JSON Lines source document
-    written to ``output`` (a path, ``-`` or a stream).
+    written to ``output`` (a path, ``-`` or a stream). ``jobs``: the processes that read a
+    regular file into a file, in a format that reads on several (``crd3``; the same bytes).
 
     The whole transcript is read, validated and digested before it is published: into the
     temporary file that replaces a path atomically (its header, which holds the digest,
@@ -177,7 +181,7 @@ def import_transcript(
             "the format of a transcript read from stdin must be given", hint="give its FORMAT"
         )
     destination = resolve_output(output, [("INPUT", source)])
-    reading = _Reading(format_name, source, label, document_id, progress, options, read_as)
+    reading = _Reading(format_name, source, label, document_id, progress, options, read_as, jobs)
     if isinstance(destination, Destination) and not destination.stream:
         publish_to(destination, reading.write)  # a file: written in place, header last
         assert reading.result is not None
@@ -204,6 +208,7 @@ class _Reading:
     progress: Progress | None
     options: ImportOptions
     read_as: str  # how the format was found ("bridge.json, read as crd3"), or ""
+    jobs: int = 1
     result: ImportResult | None = None
 
     @contextlib.contextmanager
@@ -215,13 +220,38 @@ class _Reading:
                 where = f"{self.format_name} {self.label}"
                 raise SourceError(f"{where}: {error.message}", hint=error.hint) from None
 
+    def _parallel(self, out: IO[bytes]) -> tuple[str, int] | None:
+        """The document written by ``jobs`` processes (``TranscriptFormat.parallel``);
+        ``None`` (``out`` emptied) when it is read as by one: always from a stream, and in
+        a daemonic process (a Dask worker's), which may not start processes."""
+        source = self.source
+        if self.jobs < 2 or not isinstance(source, (str, os.PathLike)) or _reads_stdin(source):
+            return None
+        if multiprocessing.current_process().daemon:
+            return None
+        fmt = check_options(self.format_name, self.options)
+        if fmt.parallel is None or not os.path.isfile(source):
+            return None
+        options = self.options
+        if options.unit is None and fmt.units:
+            options = dataclasses.replace(options, unit=fmt.units[0])
+        with open_source(source, self.progress) as stream, without_cycle_collection():
+            written = fmt.parallel(self.document_id, stream, options, self.jobs, out)
+        if written is None:  # read again by one process, which raises its error, if any
+            out.seek(0)
+            out.truncate()
+        return written
+
     def spool(self) -> SpooledDocument:
         with self._utterances() as utterances:
             return spool_document(self.document_id, utterances)
 
     def write(self, out: IO[bytes]) -> None:
-        with self._utterances() as utterances:
-            digest, count = write_document(self.document_id, utterances, out)
+        written = self._parallel(out)
+        if written is None:
+            with self._utterances() as utterances:
+                written = write_document(self.document_id, utterances, out)
+        digest, count = written
         if count == 0:  # raised before the file is published: nothing is
             raise no_units_error(self.format_name, self.label)
         self.result = ImportResult(self.document_id, digest, count)

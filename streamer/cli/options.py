@@ -26,9 +26,9 @@ JOBS: int = typer.Option(
 RUN_JOBS: int = typer.Option(
     1,
     "--jobs",
-    help="Processes that answer the rules lanes' chunks (1 to 64; default 1: this process "
-    "alone; N: it and N - 1 workers). Raise it to the cores you have for a long session; "
-    "the output is the same.",
+    help="Processes that import a CRD3 transcript and answer the rules lanes' chunks (1 to "
+    "64; default 1: this process alone; N: it and N - 1 workers). Raise it to the cores you "
+    "have for a long session; the output is the same.",
 )
 MODEL_URL: str | None = typer.Option(
     None,

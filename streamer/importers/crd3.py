@@ -18,18 +18,20 @@ that keeps unit IDs unique without remembering them.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Generator, Iterator
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import IO, Annotated, Any, BinaryIO, Literal
 
 import msgspec
 from msgspec import UNSET
 
 from streamer.framework.errors.types import SourceError
 from streamer.framework.source.source_unit import SourceUnit, UnitMetadata
-from streamer.importers.document import UNIT_KIND, utterance
+from streamer.importers.document import UNIT_KIND, encode_batch, utterance
 from streamer.importers.formats import ImportOptions, TranscriptFormat
-from streamer.importers.json_items import array_runs
+from streamer.importers.json_items import array_run_texts, array_runs, decode_run, typed_runs
+from streamer.importers.parallel_import import Converted, write_runs
 
 Unit = Literal["turn", "line"]
 
@@ -65,21 +67,59 @@ def _stripped(value: Any, path: str) -> list[str]:
     raise SourceError(f"{path} must be a list of strings")
 
 
+TURN_KINDS = ((_Turn, _turn_strings),)  # the fast path's decoding of the runs of TURNS
+
+
 def read_crd3(stream: BinaryIO, unit: Unit = "turn") -> Iterator[SourceUnit]:
     """A run of turns decoded as ``_Turn`` with increasing numbers gives its units in bulk;
     any other run is read turn by turn, which raises the located error of the first turn
     at fault."""
     previous = -1
-    for start, items in array_runs(stream, "TURNS", [(_Turn, _turn_strings)]):
-        if type(items[0]) is _Turn:
-            numbers = [turn.NUMBER for turn in items]
-            if numbers[0] > previous and all(map(operator.lt, numbers, numbers[1:])):
-                previous = numbers[-1]
-                yield from (_turn_units(items) if unit == "turn" else _line_units(items))
-                continue
-            items = [msgspec.to_builtins(turn) for turn in items]
-        for index, turn in enumerate(items, start):
-            previous = yield from _read_turn(turn, f"$.TURNS[{index}]", previous, unit)
+    for start, items in array_runs(stream, "TURNS", TURN_KINDS):
+        bulk = _bulk_units(items, previous, unit)
+        if bulk is not None:
+            previous = items[-1].NUMBER
+            yield from bulk
+            continue
+        previous = yield from _checked_units(items, start, previous, unit)
+
+
+def run_units(items: list[Any], unit: Unit) -> tuple[list[SourceUnit], int, int]:
+    """The units of a run of turns (``array_runs``'s items) read as if it came first, and
+    the numbers of its first and last turns; the error of ``read_crd3`` (its location
+    that of the run's turns, from 0) when a turn is at fault."""
+    units = _bulk_units(items, -1, unit)
+    if units is not None:
+        return units, items[0].NUMBER, items[-1].NUMBER
+    units = list(_checked_units(items, 0, -1, unit))  # every turn checked: numbers are ints
+    return units, _number(items[0]), _number(items[-1])
+
+
+def _number(turn: Any) -> int:
+    return turn.NUMBER if type(turn) is _Turn else int(turn["NUMBER"])
+
+
+def _bulk_units(items: list[Any], previous: int, unit: Unit) -> list[SourceUnit] | None:
+    """The units of a run decoded as ``_Turn`` whose numbers increase after ``previous``,
+    built in bulk; ``None`` for any other run."""
+    if type(items[0]) is not _Turn:
+        return None
+    numbers = [turn.NUMBER for turn in items]
+    if numbers[0] > previous and all(map(operator.lt, numbers, numbers[1:])):
+        return _turn_units(items) if unit == "turn" else _line_units(items)
+    return None
+
+
+def _checked_units(
+    items: list[Any], start: int, previous: int, unit: Unit
+) -> Generator[SourceUnit, None, int]:
+    """The units of a run (the first at ``$.TURNS[start]``) read turn by turn, which
+    raises the located error of the first turn at fault; returns the last number."""
+    if type(items[0]) is _Turn:
+        items = [msgspec.to_builtins(turn) for turn in items]
+    for index, turn in enumerate(items, start):
+        previous = yield from _read_turn(turn, f"$.TURNS[{index}]", previous, unit)
+    return previous
 
 
 def _turn_units(turns: list[_Turn]) -> list[SourceUnit]:
@@ -150,6 +190,28 @@ def _read(stream: BinaryIO, options: ImportOptions) -> Iterator[SourceUnit]:
     return read_crd3(stream, "line" if options.unit == "line" else "turn")
 
 
+RUN_READ_SIZE = 1 << 19  # the bytes of TURNS read at a time by --jobs: about a run
+_typed = typed_runs(TURN_KINDS)
+
+
+def _convert(unit: Unit, run: bytearray) -> Converted:
+    """A run of turns (``array_run_texts``) decoded, its units built, checked and encoded."""
+    items = decode_run(_typed, bytes(run))
+    if items is None:
+        raise SourceError("the run is read by the reference path")
+    units, first, last = run_units(items, unit)
+    return encode_batch(units), first, last
+
+
+def _write_parallel(
+    document_id: str, stream: BinaryIO, options: ImportOptions, jobs: int, out: IO[bytes]
+) -> tuple[str, int] | None:
+    """``--jobs N``: the runs of TURNS converted by N processes (``parallel_import``)."""
+    unit: Unit = "line" if options.unit == "line" else "turn"
+    runs = array_run_texts(stream, "TURNS", TURN_KINDS, RUN_READ_SIZE)
+    return write_runs(document_id, runs, functools.partial(_convert, unit), jobs, out)
+
+
 FORMAT = TranscriptFormat(
     "crd3",
     "a Critical Role Dataset episode (JSON): one unit a turn, or a line with --unit line",
@@ -157,4 +219,5 @@ FORMAT = TranscriptFormat(
     units=("turn", "line"),
     suffixes=(".json",),
     json_member="TURNS",
+    parallel=_write_parallel,
 )

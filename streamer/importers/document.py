@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import IO
 
@@ -131,9 +131,22 @@ def write_document(
     after a header line of the final length that is written last: the semantic digest and
     the unit count. Raises ``SourceError`` on the first invalid unit, having written part
     of the document (the caller discards the file: see ``output.publication``)."""
+    return write_encoded_document(document_id, encoded_batches(units), out)
+
+
+Encoded = tuple[bytes | memoryview, bytes | memoryview, int]
+"""A batch of units checked and encoded (``encode_batch``): their published lines, their
+canonical lines (what the semantic digest hashes) and their count."""
+
+
+def write_encoded_document(
+    document_id: str, batches: Iterable[Encoded], out: IO[bytes]
+) -> tuple[str, int]:
+    """``write_document`` of the units of ``batches``, checked and encoded already (in
+    document order; by other processes: ``importers.crd3_parallel``)."""
     placeholder = document_header(document_id, DIGEST_PREFIX + "0" * 64)
     out.write(placeholder + b"\n")
-    digest, count = _write_units(units, out)
+    digest, count = _write_encoded(batches, out)
     header = document_header(document_id, digest)
     assert len(header) == len(placeholder)
     out.flush()
@@ -144,18 +157,31 @@ def write_document(
 
 
 def _write_units(units: Iterable[SourceUnit], out: IO[bytes]) -> tuple[str, int]:
+    return _write_encoded(encoded_batches(units), out)
+
+
+def _write_encoded(batches: Iterable[Encoded], out: IO[bytes]) -> tuple[str, int]:
     digest = SemanticDigest()
     count = 0
-    remaining = iter(units)
-    while batch := list(islice(remaining, BATCH_SIZE)):
-        _spool_batch(batch, count, digest, out)
-        count += len(batch)
+    for lines, canonical, size in batches:
+        digest.add_canonical_lines(canonical)
+        out.write(lines)
+        count += size
     return digest.hexdigest(), count
 
 
-def _spool_batch(
-    batch: list[SourceUnit], base: int, digest: SemanticDigest, spool: IO[bytes]
-) -> None:
+def encoded_batches(units: Iterable[SourceUnit]) -> Iterator[Encoded]:
+    """The units in batches of ``BATCH_SIZE``, each checked and encoded (``encode_batch``)."""
+    count = 0
+    remaining = iter(units)
+    while batch := list(islice(remaining, BATCH_SIZE)):
+        yield encode_batch(batch, count)
+        count += len(batch)
+
+
+def encode_batch(batch: list[SourceUnit], base: int = 0) -> Encoded:
+    """The published and canonical lines of ``batch``, checked against the contract; else
+    the located error of its first unit that breaks it (``base``: the units before it)."""
     try:
         lines = _published.encode_lines(batch)
         checked = _check.decode_lines(lines)
@@ -163,8 +189,7 @@ def _spool_batch(
         checked = []
     if len(checked) != len(batch) or (_TIMED in lines and not _times_in_order(batch)):
         _refuse(batch, base)
-    digest.add_canonical_lines(_canonical.encode_lines(batch))
-    spool.write(lines)
+    return lines, _canonical.encode_lines(batch), len(batch)
 
 
 def _times_in_order(batch: list[SourceUnit]) -> bool:

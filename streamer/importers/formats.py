@@ -12,7 +12,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from streamer.framework.errors.types import ConfigurationError
 from streamer.framework.plugins.entry_points import FORMATS_GROUP, Plugins, named
@@ -57,6 +57,11 @@ Reader = Callable[[BinaryIO, ImportOptions], Iterator[SourceUnit]]
 """``read(stream, options)``: the source units of a transcript, in transcript order, read
 as a stream (never the whole transcript in memory). Bad input raises ``SourceError``."""
 
+ParallelWriter = Callable[[str, BinaryIO, ImportOptions, int, IO[bytes]], tuple[str, int] | None]
+"""``write(document_id, stream, options, jobs, out)``: ``document.write_document`` of what
+``read`` reads, by ``jobs`` processes (``importers.parallel_import``): the same bytes, or
+``None`` to read it again with ``read`` (which raises the error, if any)."""
+
 
 @dataclass(frozen=True)
 class TranscriptFormat:
@@ -71,7 +76,8 @@ class TranscriptFormat:
     not take it (e.g. because it always reads ``SPEAKER: text``). Format detection
     (``importers.detection``): ``json_member``, for a JSON format, the top-level member that
     holds its items (``TURNS``); ``sniff(head)``, whether a file starting with ``head`` (its
-    first bytes) is in this format, for a file whose name does not say.
+    first bytes) is in this format, for a file whose name does not say. ``parallel``:
+    how ``--jobs N`` imports a regular file in this format (``None``: as ``--jobs 1``).
     ``speaker_prefix`` formats also take ``--speaker-carry``."""
 
     name: str
@@ -84,6 +90,7 @@ class TranscriptFormat:
     speaker_prefix_hint: str | None = None
     json_member: str | None = None
     sniff: Callable[[bytes], bool] | None = None
+    parallel: ParallelWriter | None = None
 
 
 FORMATS: Plugins[TranscriptFormat] = Plugins(

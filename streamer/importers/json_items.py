@@ -181,9 +181,34 @@ def array_runs(
     all required has a fixed count an item, counted without a step per item. ``others``
     does the same for other top-level arrays, read and dropped (only to check them,
     faster than a plain decoding)."""
+    return _array_runs(stream, member, kinds, others, 0)
+
+
+def array_run_texts(stream: BinaryIO, member: str, kinds: Kinds, read_size: int) -> Iterator[bytes]:
+    """The runs of ``$.<member>`` as ``array_runs`` cuts them (``kinds``: its fast path),
+    from reads of ``read_size`` bytes, undecoded: each the JSON array text of its items
+    (``[...]``), for ``decode_run`` (elsewhere: another process). The cuts are not
+    checked: one that falls inside an item gives a text that does not decode (a run
+    after it may be any bytes). Everything else is checked as ``array_runs`` checks it,
+    but a run that its reference path would read is an error (``not valid JSON``); the
+    errors are ``array_runs``'s, not always located as it locates them."""
+    for _, text in _array_runs(stream, member, kinds, None, read_size):
+        yield text
+
+
+def _array_runs(
+    stream: BinaryIO,
+    member: str,
+    kinds: Kinds,
+    others: Mapping[str, Kinds] | None,
+    raw: int,
+) -> Iterator[tuple[int, Any]]:
+    """``array_runs``; ``raw``: ``array_run_texts``'s read size (0: the runs decoded)."""
     progress = _Progress(member)
     typed = {name: _Typed(tries) for name, tries in {**(others or {}), member: kinds}.items()}
     source = _Diverting(stream, {name: tried for name, tried in typed.items() if tried.tries})
+    if raw:
+        source.raw = (member, raw)
     try:
         for name, runs in _top_level_arrays(source, progress):
             if name != member:
@@ -192,7 +217,7 @@ def array_runs(
                 continue
             for items in runs:
                 yield progress.count, items
-                progress.count += len(items)
+                progress.count += 0 if raw else len(items)
             progress.ended = True
     except NestingError as error:
         raise SourceError(
@@ -253,6 +278,7 @@ class _Diverting:
         self._scan = NestingScan()
         self._held = b""  # read from the stream, not yet given out
         self.at_array = False  # the input given to ijson ends with such an array's "["
+        self.raw = ("", 0)  # the array whose runs are given undecoded, and its read size
 
     def read(self, size: int = -1) -> bytes:
         if size == 0:
@@ -275,18 +301,24 @@ class _Diverting:
         self.at_array = True
         return data[: cut + 1]
 
-    def runs(self, name: str) -> Iterator[list[Any]]:
+    def runs(self, name: str) -> Iterator[Any]:
         """The items of the array cut out, up to its ``]`` (given to ijson next), in runs."""
         self.at_array = False
         typed = self._typed.get(name)
         held, self._held = self._held, b""
-        runs = ItemRuns(
-            functools.partial(self._stream.read, BUFFER_SIZE),
+        raw = name == self.raw[0]
+        runs: ItemRuns[Any] = ItemRuns(
+            functools.partial(self._stream.read, self.raw[1] if raw else BUFFER_SIZE),
             held,
-            functools.partial(_decode, typed),
+            _undecoded if raw else functools.partial(_decode, typed),
             separator=None if typed is not None else b"",  # the quick cut needs a type
         )
         for run in runs:
+            if raw and run.closer in (None, b"]"):
+                yield run.value  # the text: _undecoded never refuses one
+                continue
+            if raw:
+                raise ijson.IncompleteJSONError("a run the reference path reads")
             if run.closer is None or run.closer == b"]":
                 if run.value is None:  # the reference path reads it, and locates the error
                     yield from _reference_items(name, run.raw, run.first, closed=True)
@@ -300,6 +332,22 @@ class _Diverting:
         if runs.rest[:1] != b"]":  # a "}" closes it: not JSON
             raise ijson.IncompleteJSONError("an array closed by a brace")
         self._held = runs.rest
+
+
+def _undecoded(text: bytes, literals: int | None) -> bytes:
+    return text
+
+
+def decode_run(typed: _Typed, text: bytes) -> list[Any] | None:
+    """The items of ``text``, a run of ``array_runs(raw=...)``, as its fast path decodes
+    them (``typed``: ``typed_runs(kinds)``); ``None`` when they would be read by the
+    reference path (they do not decode, a member repeats, or the cut was wrong)."""
+    return _decode(typed, text, string_literals(text))
+
+
+def typed_runs(kinds: Kinds) -> _Typed:
+    """The typed decodings of ``decode_run``."""
+    return _Typed(kinds)
 
 
 def _decode(typed: _Typed | None, text: bytes, literals: int | None) -> list[Any] | None:
