@@ -218,3 +218,54 @@ def test_the_party_s_group_its_players_and_things_of_the_game_are_no_npcs() -> N
         places={},
         short=frozenset({"Gearwright"}),
     )
+
+
+def test_groups_spells_the_real_world_and_the_players_talk_are_no_npcs_or_places() -> None:
+    # Each line a kind of mistake the dev set showed (C1E001, C2E001, C1E060, C2E035).
+    lines = [
+        ("MATT", "Two of the Crown's Guard wait. Then the Crown's Guard nods."),
+        ("MATT", "The banner of House Thunderbrand hangs. You meet House Thunderbrand."),
+        ("ORION", "I will do Glacial Blast at the door."),
+        ("MATT", "Okay. You cast the Glacial Blast forward."),
+        ("MATT", "One, thank you to Ian Phillips, who painted the miniatures."),
+        ("ASHLEY", "I grew up with Ian Phillips, you know."),
+        ("MATT", "I'm dressed as Geralt from the Witcher Series. Love the Witcher Series."),
+        ("MARISHA", "I know! It's so Baldur's Gate. I love it."),
+        ("LIAM", "I've just arrived to Baldur's Gate."),
+    ]
+    assert classify(surveyed(lines), {}, {}) == WorldNames({}, {})
+
+
+def test_openers_titles_and_deeds_tell_a_person_and_a_direction_a_place() -> None:
+    lines = [
+        ("LAURA", "Where's Thompson?"),
+        ("MATT", "You wave at Thompson, who waves back."),
+        ("MARISHA", "I Polymorph Trinket into a squirrel."),
+        ("MATT", "Then Trinket nods."),
+        ("MATT", "Hello, I am Carnival Master Gustav Fletching, and welcome!"),
+        ("TRAVIS", "I run towards Marius. I grab Marius and kill Marius."),
+        ("MATT", "So Marius fails."),
+        ("LAURA", "Signed Algar."),
+        ("MATT", "You see Algar, and Algar waits. Tell Algar, he says. Kill Algar."),
+        ("MATT", "The farms of Western Wynandir. You ride into Western Wynandir."),
+    ]
+    found = classify(surveyed(lines), {}, {})
+    assert found == WorldNames(
+        npcs={
+            "Algar": "Algar",
+            "Gustav Fletching": "Gustav Fletching",
+            "Marius": "Marius",
+            "Thompson": "Thompson",
+            "Trinket": "Trinket",
+        },
+        places={"Western Wynandir": "Western Wynandir"},
+    )
+
+
+def test_a_name_said_after_playing_is_the_party_s_with_its_other_forms() -> None:
+    lines = [
+        ("LIAM", "I'm playing Vax'ildan, a rogue."),
+        ("MATT", "So Vax nods. Then Vax says hi. Vax'ildan waves."),
+        ("MATT", "Then Nostoc says hi. Nostoc nods."),
+    ]
+    assert classify(surveyed(lines), {}, {}) == WorldNames({"Nostoc": "Nostoc"}, {})

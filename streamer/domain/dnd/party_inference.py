@@ -5,6 +5,10 @@ With no glossary's ``party``, the proper-noun miner (``world_names.classify``) a
 are the party's; ``owner(counts, gm)`` is the player (a speaker label) whose character a
 name is, or ``None``:
 
+0. **Played**: a name said after "playing" ("I'm playing Vax'ildan", LIAM in C1E001;
+   "Taliesin Jaffe, playing Percival Fredrickstein...", C1E060), and every name whose
+   first word (before an apostrophe) begins it or is begun by it, three letters at least
+   ("Vax").
 1. **Answered**: the name, said to someone, is answered next by one player more often than
    by anyone else, the game master included, at least twice ("Percy, what do you do?" and
    TALIESIN speaks next, three times in C1E001).
@@ -43,11 +47,25 @@ def party_names(names: Mapping[str, NameCounts], gm: str) -> frozenset[str]:
     those with an ``owner``, and the other forms of theirs (rule 3)."""
     owners = {name: None if _place(name) else owner(counts, gm) for name, counts in names.items()}
     firsts = {_first(name): who for name, who in sorted(owners.items()) if who is not None}
+    played = {_first(name) for name, counts in names.items() if _played(name, counts)}
     return frozenset(
         name
         for name, counts in names.items()
-        if owners[name] is not None or _form_of(_first(name), counts, firsts, gm)
+        if owners[name] is not None
+        or _form_of(_first(name), counts, firsts, gm)
+        or any(_begins(_first(name), first) for first in played)
     )
+
+
+def _played(name: str, counts: NameCounts) -> bool:
+    """Rule 0: said after "playing" ("I'm playing Vax'ildan"), no place."""
+    return counts.before["playing"] > 0 and not _place(name)
+
+
+def _begins(word: str, first: str) -> bool:
+    """One of two first words begins the other, three letters at least."""
+    long_enough = len(word) >= SHORTEST <= len(first)
+    return long_enough and (word.startswith(first) or first.startswith(word))
 
 
 def _place(name: str) -> bool:
@@ -65,11 +83,8 @@ def _form_of(word: str, counts: NameCounts, firsts: Mapping[str, str], gm: str) 
     and no player says it more often than that name's owner."""
     players = [n for who, n in counts.speakers.items() if _player(who, gm)]
     most = max(players, default=0)
-    return len(word) >= SHORTEST and any(
-        len(first) >= SHORTEST
-        and (word.startswith(first) or first.startswith(word))
-        and counts.speakers[who] == most > 0
-        for first, who in firsts.items()
+    return any(
+        _begins(word, first) and counts.speakers[who] == most > 0 for first, who in firsts.items()
     )
 
 

@@ -187,10 +187,17 @@ REAL_WORLD = _words(
     "panel convention website tweet twitter instagram reddit patreon fans fan artist "
     "charity donate donations donation promo giveaway discount videos video online "
     "internet netflix album movie tv chatroom channel audience viewers actor actors actress "
-    "toys cosplay costume series sequel gameplay"
+    "toys cosplay costume series sequel gameplay "
+    # the show's announcements and thanks, the game's editions ("converted over from
+    # Pathfinder" to the 5th edition) ("thank you to Ian Phillips ... who has painted
+    # the miniatures", "Amanda Mclean for making our awesome graphic for our intermission")
+    "announcement announcements appearances artwork con fanart graphic intermission "
+    "miniatures edition"
 )
+# ... and its names, and those words opening a sentence ("Tickets are still available").
 REAL_WORLD_NAMES = frozenset(
     ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
+    + [word.capitalize() for word in REAL_WORLD]
 )
 # Titles before a name: said of the person, no part of the name ("Lord Greyspine" is
 # ``Greyspine``, after ``lord``), when a name follows.
@@ -205,5 +212,7 @@ TITLES = _words(
 # Words that open a sentence before a name: never part of it.
 OPENERS = _words(
     "a an and as at but by for from if in into oh okay on or our so the then there this "
-    "to well what when where while with yeah yes you your now no hey hi hello thanks"
+    "to well what when where while with yeah yes you your now no hey hi hello thanks "
+    # a question word or a pronoun with its verb: "Where's Thompson?"
+    "here's how's it's let's that's there's what's where's who's"
 )

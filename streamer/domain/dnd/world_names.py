@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from streamer.domain.dnd.name_cues import (
     DEITY_AFTER,
     DEITY_BEFORE,
     DEITY_OF,
+    DIRECTIONS,
     GAME_TERMS,
     LANGUAGES,
     NOT_NAMES,
@@ -34,12 +36,14 @@ from streamer.domain.dnd.name_cues import (
     PLACE_WORDS,
     POSSESSIVES,
 )
+from streamer.domain.dnd.name_kinds import other_kind
 from streamer.domain.dnd.party_inference import party_names
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.names import name_key
 
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
+OPENED_REST = 4
 TITLED = frozenset(title.lower() for title in TITLES)
 
 
@@ -88,7 +92,10 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
         words = name.split()
         first = words[0]
         while len(words) > 1 and (
-            first in TITLES or first.lower() in OPENERS or _opener(first, counts, survey)
+            first in TITLES
+            or first.lower() in OPENERS
+            or _opener(words, counts, survey)
+            or srd_spells().known(first) is not None  # "I Polymorph Trinket"
         ):
             opened = NameCounts()
             _add(opened, counts)
@@ -96,13 +103,40 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
             opened.before[first.lower()] += counts.said - counts.mid_sentence
             counts, words = opened, words[1:]
             first = words[0]
+        counts, words = _after_title(counts, words)
         _add(names.setdefault(" ".join(words), NameCounts()), counts)
     return names
 
 
-def _opener(word: str, counts: NameCounts, survey: NameSurvey) -> bool:
+def _after_title(counts: NameCounts, words: list[str]) -> tuple[NameCounts, list[str]]:
+    """A title inside a name ("the Carnival Master Gustav Fletching"): the name is the
+    words after it, said after the title."""
+    inside = [at for at, word in enumerate(words[1:-1], 1) if word in TITLES]
+    if not inside:
+        return counts, words
+    return _titled(counts, words, inside[-1])
+
+
+def _titled(counts: NameCounts, words: list[str], at: int) -> tuple[NameCounts, list[str]]:
+    """The name after its title ``words[at]``: said after the title each time."""
+    titled = NameCounts()
+    _add(titled, counts)
+    titled.mid_sentence = counts.said
+    titled.before = Counter({words[at].lower(): counts.said})
+    titled.before_two = Counter()
+    return titled, words[at + 1 :]
+
+
+def _opener(words: list[str], counts: NameCounts, survey: NameSurvey) -> bool:
     """A common word opening a sentence before a name: the session says it in lower case,
-    and the longer name never in the middle of a sentence (or it is a contraction)."""
+    and the longer name never in the middle of a sentence (or it is a contraction); or a
+    longer name never said in the middle of a sentence whose other words are, twice as
+    often as it is said ("Signed Algar." once, "Algar" 32 times, C2E035)."""
+    word = words[0]
+    if counts.said == 1 and counts.mid_sentence == 0:
+        rest = survey.names.get(" ".join(words[1:]))
+        if rest is not None and rest.mid_sentence >= OPENED_REST:
+            return True
     common = survey.lower[word.lower()] > 0
     return common and (counts.mid_sentence == 0 or "'" in word)
 
@@ -210,8 +244,8 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
     counts = group.counts
     if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
         return False
-    if not counts.speakers[gm] and not _place_word(group.forms):
-        return False  # the players' talk: out of the game, or a joke
+    if not counts.speakers[gm] and not _players_place(group):
+        return False  # the players' talk: out of the game, or a joke ("so Baldur's Gate")
     introduced = counts.before["named"] + counts.before["called"]
     introduced += sum(n for word, n in counts.before.items() if word in TITLED)
     if counts.said < 2 and not (introduced or _place_word(group.forms)):
@@ -226,6 +260,8 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
             return False
         if form in PARTY_GROUPS:
             return False
+    if other_kind(group.name, counts):  # a group, a spell or a feature, the real world
+        return False
     owned = sum(n for word, n in counts.before.items() if word in POSSESSIVES)
     if owned * 2 >= counts.said:  # "my Transmuter's Stone": an item or a feature
         return False
@@ -233,6 +269,13 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
         return False
     plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
     return not (plural and counts.before["the"] * 2 >= counts.said)
+
+
+def _players_place(group: _Group) -> bool:
+    """A place word in the name, said after "the" in the middle of a sentence ("we were at
+    the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy.")."""
+    after_the = any(n and two.endswith(" the") for two, n in group.counts.before_two.items())
+    return after_the and _place_word(group.forms)
 
 
 def _role(group: _Group) -> bool:
@@ -254,8 +297,8 @@ def _family(name: str, survey: NameSurvey) -> bool:
 def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) -> str | None:
     """Rule 4: ``npc``, ``place`` or ``None``; ``common``: a word of the name is said in
     lower case too ("Stunning Strike"), so it is no first and last name."""
-    if _place_word(forms):
-        return "place"
+    if _place_word(forms) or any(" " in form and form.split()[0] in DIRECTIONS for form in forms):
+        return "place"  # "Greyspine Manor", "Western Wynandir"
     deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
     deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
     person: float = sum(

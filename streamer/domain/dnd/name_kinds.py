@@ -1,0 +1,44 @@
+"""Kinds of capitalized names that are neither an NPC nor a place, told from a name's words
+and the whole session's counts of it (``world_names._worldly`` asks ``other_kind``).
+
+- **A group**: a faction, a guild, a family as a group: a group's word closing the name or
+  "House" opening it ("the Crown's Guard", C2E001; "the Chroma Conclave", C1E060; "House
+  Thunderbrand", C1E001).
+- **A spell or a feature**: said after "cast", or "cast" and an article or a possessive,
+  at least once ("You cast the Glacial Blast forward", C1E001: a spell of another book;
+  "cast at Marius" is no such cue).
+- **The real world**: a word of the name is one of the real world's ("the Witcher Series",
+  "Emerald City Comic Con", C2E001).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from streamer.domain.dnd.name_cues import CAST, GROUP_FIRST, GROUP_LAST
+from streamer.domain.dnd.proper_nouns import REAL_WORLD, NameCounts
+
+_ARTICLES = frozenset(["a", "an", "the", "my", "his", "her", "their", "our", "your"])
+
+
+def other_kind(name: str, counts: NameCounts) -> bool:
+    """Whether ``name`` (a group's longest name), counted by ``counts``, is a group, a spell
+    or a feature, or a name of the real world."""
+    words = name.split()
+    return group(words) or cast(counts) or any(word.lower() in REAL_WORLD for word in words)
+
+
+def group(words: Sequence[str]) -> bool:
+    """A faction, a guild or a family: "Crown's Guard", "House Thunderbrand"."""
+    return len(words) > 1 and (words[-1] in GROUP_LAST or words[0] in GROUP_FIRST)
+
+
+def cast(counts: NameCounts) -> bool:
+    """Said after "cast" ("cast Glacial Blast", "cast the Glacial Blast") at least once."""
+    if any(counts.before[word] for word in CAST):
+        return True
+    for two, n in counts.before_two.items():
+        first, _, second = two.partition(" ")
+        if n and first in CAST and second in _ARTICLES:
+            return True
+    return False
