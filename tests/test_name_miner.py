@@ -269,3 +269,18 @@ def test_a_name_said_after_playing_is_the_party_s_with_its_other_forms() -> None
         ("MATT", "Then Nostoc says hi. Nostoc nods."),
     ]
     assert classify(surveyed(lines), {}, {}) == WorldNames({"Nostoc": "Nostoc"}, {})
+
+
+def test_who_someone_is_a_game_master_s_address_and_a_city_said_once() -> None:
+    # Each line a cue the dev set shows (C1E001, C2E001, C2E010's kind of "Cloen, ...").
+    lines = [
+        ("MATT", "Your friend, Balgus, was here. And Balgus left."),
+        ("MATT", '"Cloen, wake up!" Then Cloen and the others come.'),
+        ("MATT", "You hail from the city of Kamordah, far from here."),
+        ("MATT", "Welcome to Wildemount. The year is 835."),
+    ]
+    found = classify(surveyed(lines), {}, {})
+    assert found == WorldNames(
+        npcs={"Balgus": "Balgus", "Cloen": "Cloen"},
+        places={"Kamordah": "Kamordah", "Wildemount": "Wildemount"},
+    )

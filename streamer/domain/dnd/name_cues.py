@@ -26,7 +26,11 @@ PERSON_BEFORE = _words(
     "queen sheriff sir sister tell tells thank thanks told uncle "
     # what is done to someone, never to a place ("grab Marius", "protect Marius")
     "attack attacks grab grabs heal heals hug kick kill kills killed protect punch stab "
-    "tackle"
+    "tackle "
+    # who someone is: "your friend, Balgus", "a half-orc, Bo", "a little girl, Layla"
+    "aasimar apprentice barkeep bartender boy child daughter dragonborn dwarf elf firbolg "
+    "friend genasi girl gnome goliath guard half-elf half-orc halfling human husband "
+    "innkeeper kid man orc owner son tiefling wife woman"
 )
 # After a person: a speech or gesture verb, "who", a pronoun ("Talwyn nods", "Talwyn, he...").
 PERSON_AFTER = _words(
@@ -42,6 +46,8 @@ PLACE_BEFORE = _words(
     "across arrive from in inside into leave left near outside reach reached through "
     "throughout toward towards visit visited within"
 )
+# Two words before a place said once is enough: "welcome to Wildemount".
+PLACE_TWO = frozenset(["welcome to"])
 # After a place: "the Leaky Tap tavern", "Kraghammer proper", "Zadash, where...".
 PLACE_AFTER = _words("city district inn keep proper tavern town where")
 # A direction before a name makes a place ("Western Wynandir").

@@ -33,6 +33,7 @@ from streamer.domain.dnd.name_cues import (
     PLACE_AFTER,
     PLACE_BEFORE,
     PLACE_OF,
+    PLACE_TWO,
     PLACE_WORDS,
     POSSESSIVES,
 )
@@ -246,7 +247,7 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
         return False
     if not counts.speakers[gm] and not _players_place(group):
         return False  # the players' talk: out of the game, or a joke ("so Baldur's Gate")
-    introduced = counts.before["named"] + counts.before["called"]
+    introduced = counts.before["named"] + counts.before["called"] + _placed(counts)
     introduced += sum(n for word, n in counts.before.items() if word in TITLED)
     if counts.said < 2 and not (introduced or _place_word(group.forms)):
         return False
@@ -269,6 +270,15 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
         return False
     plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
     return not (plural and counts.before["the"] * 2 >= counts.said)
+
+
+def _placed(counts: NameCounts) -> int:
+    """How often a name is said after "the city of", "the town of"... or "welcome to"."""
+    return sum(
+        n
+        for two, n in counts.before_two.items()
+        if two in PLACE_TWO or (two.endswith(" of") and two.split()[0] in PLACE_OF)
+    )
 
 
 def _players_place(group: _Group) -> bool:
@@ -305,13 +315,15 @@ def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) ->
         n for word, n in counts.before.items() if word in PERSON_BEFORE or word in TITLED
     )
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
-    person += sum(n for who, n in counts.addressed.items() if who != gm)
+    person += sum(counts.addressed.values())  # "Cloen, wake up!" from the game master too
     place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
     place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
     for two, n in counts.before_two.items():  # "city of Emon", "into the Underdark"
         first, _, second = two.partition(" ")
         place += n * (
-            (second == "of" and first in PLACE_OF) or (second == "the" and first in PLACE_BEFORE)
+            (second == "of" and first in PLACE_OF)
+            or (second == "the" and first in PLACE_BEFORE)
+            or two in PLACE_TWO
         )
         deity += n * (second == "of" and first in DEITY_OF)
     several = any(" " in form or "-" in form for form in forms)
