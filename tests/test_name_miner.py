@@ -284,3 +284,20 @@ def test_who_someone_is_a_game_master_s_address_and_a_city_said_once() -> None:
         npcs={"Balgus": "Balgus", "Cloen": "Cloen"},
         places={"Kamordah": "Kamordah", "Wildemount": "Wildemount"},
     )
+
+
+def test_a_demonym_a_shape_a_way_of_speaking_and_the_players_places() -> None:
+    lines = [
+        ("ORION", "I hail from the heart of Draconia. I grew up in Draconia."),
+        ("ORION", "The Draconian high guild in Draconian history."),
+        ("MARISHA", "I turn into Minxie. I turn into Minxie again."),
+        ("MATT", "He speaks with a German accent. German accent, yes."),
+        ("LIAM", "We live in Syngorn, the capital of Syngorn."),
+        ("MATT", "The Vedmeyer estate is near. Duke Goran Vedmeyer waits at the Vedmeyer estate."),
+    ]
+    found = classify(surveyed(lines), {}, {})
+    assert found == WorldNames(
+        npcs={"Goran Vedmeyer": "Goran Vedmeyer", "Vedmeyer": "Goran Vedmeyer"},
+        places={"Draconia": "Draconia", "Syngorn": "Syngorn"},
+        short=frozenset({"Vedmeyer"}),
+    )

@@ -50,6 +50,8 @@ PLACE_BEFORE = _words(
 PLACE_TWO = frozenset(["welcome to"])
 # After a place: "the Leaky Tap tavern", "Kraghammer proper", "Zadash, where...".
 PLACE_AFTER = _words("city district inn keep proper tavern town where")
+# After a family's name said as a word of a thing of theirs: "the Vedmeyer estate".
+FAMILY_AFTER = _words("estate family household residence")
 # A direction before a name makes a place ("Western Wynandir").
 DIRECTIONS = _words("Eastern Lower Northern Southern Upper Western")
 # A group's word closing a name, or "House" opening it, makes a faction, a guild or a

@@ -7,8 +7,10 @@ and the whole session's counts of it (``world_names._worldly`` asks ``other_kind
 - **A spell or a feature**: said after "cast", or "cast" and an article or a possessive,
   at least once ("You cast the Glacial Blast forward", C1E001: a spell of another book;
   "cast at Marius" is no such cue).
+- **A shape**: said after "turn into" ("I turn into Minxie", C1E060: a druid's beast).
 - **The real world**: a word of the name is one of the real world's ("the Witcher Series",
-  "Emerald City Comic Con", C2E001).
+  "Emerald City Comic Con", C2E001), or a name said as a way of speaking ("a German
+  accent", C2E001).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from streamer.domain.dnd.name_cues import CAST, GROUP_FIRST, GROUP_LAST
 from streamer.domain.dnd.proper_nouns import REAL_WORLD, NameCounts
 
+_SHAPES = ("turn into", "turns into", "turned into", "transform into", "transforms into")
 _ARTICLES = frozenset(["a", "an", "the", "my", "his", "her", "their", "our", "your"])
 
 
@@ -25,12 +28,18 @@ def other_kind(name: str, counts: NameCounts) -> bool:
     """Whether ``name`` (a group's longest name), counted by ``counts``, is a group, a spell
     or a feature, or a name of the real world."""
     words = name.split()
-    return group(words) or cast(counts) or any(word.lower() in REAL_WORLD for word in words)
+    real = any(word.lower() in REAL_WORLD for word in words) or counts.after["accent"] > 0
+    return group(words) or cast(counts) or shape(counts) or real
 
 
 def group(words: Sequence[str]) -> bool:
     """A faction, a guild or a family: "Crown's Guard", "House Thunderbrand"."""
     return len(words) > 1 and (words[-1] in GROUP_LAST or words[0] in GROUP_FIRST)
+
+
+def shape(counts: NameCounts) -> bool:
+    """A form someone takes: said after "turn into" ("I turn into Minxie")."""
+    return any(counts.before_two[two] for two in _SHAPES)
 
 
 def cast(counts: NameCounts) -> bool:

@@ -24,6 +24,7 @@ from streamer.domain.dnd.name_cues import (
     DEITY_BEFORE,
     DEITY_OF,
     DIRECTIONS,
+    FAMILY_AFTER,
     GAME_TERMS,
     LANGUAGES,
     NOT_NAMES,
@@ -45,6 +46,7 @@ from streamer.framework.names import name_key
 
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
 OPENED_REST = 4
+PLAYERS_PLACE = 2  # place cues of a name the players alone say
 TITLED = frozenset(title.lower() for title in TITLES)
 
 
@@ -228,8 +230,22 @@ def classify(
         target = npcs if kind == "npc" else places if kind == "place" else None
         if target is not None:
             target.update(dict.fromkeys(group.forms, name))
+    npcs, places = _demonyms_out(npcs, places)
     short = {form for forms in (npcs, places) for form, name in forms.items() if form != name}
     return WorldNames(npcs, places, frozenset(short))
+
+
+def _demonyms_out(
+    npcs: dict[str, str], places: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Without the names that are a place's demonym: the place's name and "n", "an", "ian"
+    or "ean" ("Draconian" of "Draconia", C1E001; "Emonian" of "Emon")."""
+    stems = set(places.values())
+    demonyms = {place + end for place in stems for end in ("n", "an", "ian", "ean")}
+    return (
+        {form: name for form, name in npcs.items() if name not in demonyms},
+        {form: name for form, name in places.items() if name not in demonyms},
+    )
 
 
 def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:
@@ -283,9 +299,14 @@ def _placed(counts: NameCounts) -> int:
 
 def _players_place(group: _Group) -> bool:
     """A place word in the name, said after "the" in the middle of a sentence ("we were at
-    the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy.")."""
+    the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy."),
+    or place cues at least twice and no person cue ("live in Syngorn", "the capital of
+    Syngorn", C1E001)."""
     after_the = any(n and two.endswith(" the") for two, n in group.counts.before_two.items())
-    return after_the and _place_word(group.forms)
+    if after_the and _place_word(group.forms):
+        return True
+    person, place, _ = _cues(group.counts, group.forms, True)
+    return place >= PLAYERS_PLACE and not person
 
 
 def _role(group: _Group) -> bool:
@@ -309,6 +330,16 @@ def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) ->
     lower case too ("Stunning Strike"), so it is no first and last name."""
     if _place_word(forms) or any(" " in form and form.split()[0] in DIRECTIONS for form in forms):
         return "place"  # "Greyspine Manor", "Western Wynandir"
+    person, place, deity = _cues(counts, forms, common)
+    if place > person:
+        return "place"
+    if person > place and deity * 2 < counts.said:
+        return "npc"
+    return None
+
+
+def _cues(counts: NameCounts, forms: list[str], common: bool) -> tuple[float, float, int]:
+    """A name's person, place and deity cues (rule 4)."""
     deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
     deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
     person: float = sum(
@@ -326,12 +357,7 @@ def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) ->
             or two in PLACE_TWO
         )
         deity += n * (second == "of" and first in DEITY_OF)
-    several = any(" " in form or "-" in form for form in forms)
-    if several:
-        place += counts.before["the"] / 2
-        person += counts.before["the"] == 0 and not common  # a first and a last name
-    if place > person:
-        return "place"
-    if person > place and deity * 2 < counts.said:
-        return "npc"
-    return None
+    if any(" " in form or "-" in form for form in forms):  # "the Leaky Tap", a first and last
+        place += max(0, counts.before["the"] - sum(counts.after[w] for w in FAMILY_AFTER)) / 2
+        person += counts.before["the"] == 0 and not common  # name; not "the Vedmeyer estate"
+    return person, place, deity
