@@ -301,3 +301,17 @@ def test_a_demonym_a_shape_a_way_of_speaking_and_the_players_places() -> None:
         places={"Draconia": "Draconia", "Syngorn": "Syngorn"},
         short=frozenset({"Vedmeyer"}),
     )
+
+
+def test_a_title_said_twice_by_the_players_and_a_series_of_the_game() -> None:
+    lines = [
+        ("TALIESIN", "Lady Ripley is here. I think Doctor Ripley lives nearby."),
+        ("MATT", "Their friend, Arcanist Allura Vysoren, waits."),
+        ("MATT", "You see a series of tunnels to the Armavault. There's the Armavault."),
+    ]
+    found = classify(surveyed(lines), {}, {})
+    assert found == WorldNames(
+        npcs={"Allura Vysoren": "Allura Vysoren", "Ripley": "Ripley"},
+        places={},
+    )
+    assert surveyed(lines).names["Armavault"].out_of_game == 0

@@ -82,7 +82,7 @@ class NameSurvey:
         last, called = self.said_to
         for name in called if who != last else ():
             self.names[name].answered[who] += 1
-        real = not REAL_WORLD.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
+        real = not _UNIT_REAL.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         vocatives: list[str] = []
         for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
@@ -194,10 +194,14 @@ REAL_WORLD = _words(
     "announcement announcements appearances artwork con fanart graphic intermission "
     "miniatures edition"
 )
+# A unit with one of those words is about the real world, but for the words the game's
+# narration says too ("a series of marble pillars", C2E001; "the Witcher Series" is the
+# real world's still: ``name_kinds``).
+_UNIT_REAL = REAL_WORLD - {"series"}
 # ... and its names, and those words opening a sentence ("Tickets are still available").
 REAL_WORLD_NAMES = frozenset(
     ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
-    + [word.capitalize() for word in REAL_WORLD]
+    + [word.capitalize() for word in _UNIT_REAL]
 )
 # Titles before a name: said of the person, no part of the name ("Lord Greyspine" is
 # ``Greyspine``, after ``lord``), when a name follows.
@@ -205,7 +209,7 @@ TITLES = _words(
     "Lord Lady Sir Dame Captain Cap King Queen Prince Princess Master Mister Mr Mrs Ms "
     "Miss Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff "
     "Brother Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor "
-    "Doctor Dr Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
+    "Doctor Dr Archmage Arcanist Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
     "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand Keeper "
     "Starosta"
 )

@@ -301,12 +301,13 @@ def _players_place(group: _Group) -> bool:
     """A place word in the name, said after "the" in the middle of a sentence ("we were at
     the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy."),
     or place cues at least twice and no person cue ("live in Syngorn", "the capital of
-    Syngorn", C1E001)."""
+    Syngorn", C1E001), or a person's title twice and no place cue ("Lady Delilah")."""
     after_the = any(n and two.endswith(" the") for two, n in group.counts.before_two.items())
     if after_the and _place_word(group.forms):
         return True
     person, place, _ = _cues(group.counts, group.forms, True)
-    return place >= PLAYERS_PLACE and not person
+    titled = sum(n for word, n in group.counts.before.items() if word in TITLED)
+    return (place >= PLAYERS_PLACE and not person) or (titled >= PLAYERS_PLACE and not place)
 
 
 def _role(group: _Group) -> bool:
