@@ -315,3 +315,27 @@ def test_a_title_said_twice_by_the_players_and_a_series_of_the_game() -> None:
         places={},
     )
     assert surveyed(lines).names["Armavault"].out_of_game == 0
+
+
+def test_of_joins_two_names_unless_a_title_opens_them() -> None:
+    assert [span.name for span in spans("We drink at the Value of Valor.")] == [
+        "We",
+        "Value of Valor",
+    ]
+    assert [span.name for span in spans("Lady Kima of Vord waits.")] == ["Kima", "Vord"]
+    assert [span.name for span in spans("the Writ of Lawmaster Intent, which")] == [
+        "Writ of Lawmaster Intent"
+    ]
+    # an echo is no address: "Misses, yeah." (C1E060)
+    assert spans("Misses, yeah.") == [Span("Misses", True, "", "yeah", False)]
+    lines = [
+        ("MATT", "You enter the Value of Valor. Back at the Value of Valor, drinks flow."),
+        ("MATT", "The Third House of Whitestone rules. You ride into Whitestone."),
+        ("MATT", "You arrive in Whitestone. The Writ of Lawmaster Intent is here."),
+        ("MATT", "Your payments to the Mighty Seven. Go, Mighty Seven!"),
+    ]
+    found = classify(surveyed(lines), {}, {})
+    assert found == WorldNames(
+        npcs={},
+        places={"Value of Valor": "Value of Valor", "Whitestone": "Whitestone"},
+    )

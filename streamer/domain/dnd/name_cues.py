@@ -59,7 +59,8 @@ DIRECTIONS = _words("Eastern Lower Northern Southern Upper Western")
 # Thunderbrand").
 GROUP_LAST = _words(
     "Alliance Army Assembly Brotherhood Cabal Clan Clasp Collective Company Conclave "
-    "Consortium Council Crew Cult Guard Guards Guild Legion Order Pact Sisterhood Society "
+    "Consortium Council Crew Cult Guard Guards Guild Knights Legion Order Pact "
+    "Sisterhood Society "
     "Syndicate Tribe Union"
 )
 GROUP_FIRST = _words("House")

@@ -3,7 +3,8 @@ and the whole session's counts of it (``world_names._worldly`` asks ``other_kind
 
 - **A group**: a faction, a guild, a family as a group: a group's word closing the name or
   "House" opening it ("the Crown's Guard", C2E001; "the Chroma Conclave", C1E060; "House
-  Thunderbrand", C1E001).
+  Thunderbrand", C1E001), or a group's word before "of" ("the Third House of Whitestone",
+  C1E060; "the Knights of Zadash").
 - **A spell or a feature**: said after "cast", or "cast" and an article or a possessive,
   at least once ("You cast the Glacial Blast forward", C1E001: a spell of another book;
   "cast at Marius" is no such cue).
@@ -34,6 +35,8 @@ def other_kind(name: str, counts: NameCounts) -> bool:
 
 def group(words: Sequence[str]) -> bool:
     """A faction, a guild or a family: "Crown's Guard", "House Thunderbrand"."""
+    if "of" in words:  # "Third House of Whitestone", "Council of Tal'Dorei"
+        return not (GROUP_LAST | GROUP_FIRST).isdisjoint(words[: words.index("of")])
     return len(words) > 1 and (words[-1] in GROUP_LAST or words[0] in GROUP_FIRST)
 
 

@@ -29,7 +29,8 @@ _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 _BREAK = re.compile(r"[.!?:;\"\u201c\u201d()\[\]]|--|\u2014|\u2026")
 # A run of capitalized words, one space apart (checked word by word after).
 _RUN = re.compile(
-    r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*(?: [A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
+    r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*"
+    r"(?: (?:of )?[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
 )
 # The word before a name and what lies between them; the word after it.
 _BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
@@ -128,11 +129,13 @@ def spans(text: str) -> list[Span]:
         begin = run.start()
         words = run.group().split(" ")
         parts: list[list[str]] = [[]]
-        for word in words:  # "DM", "I" and "OK" end a name
-            if _name_word(word):
+        titled = words[0] in TITLES  # "Lady Kima of Vord": Kima, and Vord
+        for word in words:  # "DM", "I" and "OK" end a name; "of" joins two
+            if _name_word(word) or (word == "of" and parts[-1] and not titled):
                 parts[-1].append(word)
             elif parts[-1]:
                 parts.append([])
+        parts = [part[:-1] if part and part[-1] == "of" else part for part in parts]
         if len(parts) > 1 or len(parts[0]) != len(words):
             for part in parts:
                 if part:
@@ -170,9 +173,15 @@ def _vocative(text: str, begin: int, end: int, start: bool) -> bool:
     """Whether the name is said to someone: opening a sentence before a comma or question
     mark ("Grog, what do you do?"), or closing one after a comma ("Thank you, Brenna.")."""
     following = text[end : end + 1]
-    if start:
-        return following in (",", "?")
+    if start:  # not an echo: "Misses, yeah." (C1E060), "Story Mode, yeah."
+        echo = _AFTER.match(text, end)
+        return following == "?" or (
+            following == "," and (echo is None or echo.group(1).lower() not in _ASSENT)
+        )
     return text[:begin].rstrip().endswith(",") and following in ("", ".", "!", "?")
+
+
+_ASSENT = frozenset(["yeah", "yes", "yep", "okay", "ok", "right", "sure", "exactly"])
 
 
 def _name_word(word: str) -> bool:

@@ -47,6 +47,7 @@ from streamer.framework.names import name_key
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
 OPENED_REST = 4
 PLAYERS_PLACE = 2  # place cues of a name the players alone say
+_GROUP_FIRSTS = frozenset(group.split()[0] for group in PARTY_GROUPS)
 TITLED = frozenset(title.lower() for title in TITLES)
 
 
@@ -114,7 +115,9 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
 def _after_title(counts: NameCounts, words: list[str]) -> tuple[NameCounts, list[str]]:
     """A title inside a name ("the Carnival Master Gustav Fletching"): the name is the
     words after it, said after the title."""
-    inside = [at for at, word in enumerate(words[1:-1], 1) if word in TITLES]
+    inside = [
+        at for at, word in enumerate(words[1:-1], 1) if word in TITLES and "of" not in words[:at]
+    ]  # not "the Writ of Lawmaster Intent"
     if not inside:
         return counts, words
     return _titled(counts, words, inside[-1])
@@ -151,6 +154,8 @@ def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
     holders: dict[str, list[str]] = {}
     for name in longer:
         words = name.split()
+        if "of" in words:  # "Third House of Whitestone" holds no "Whitestone"
+            continue
         for word in {words[0], words[-1]}:
             holders.setdefault(word, []).append(name)
     groups = {name: _Group(name, [name]) for name in names if " " in name}
@@ -275,8 +280,8 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
             return False
         if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES or form in GAME_TERMS:
             return False
-        if form in PARTY_GROUPS:
-            return False
+        if form in PARTY_GROUPS or (len(words) > 1 and words[0] in _GROUP_FIRSTS):
+            return False  # the party's group, or a joke on it ("the Mighty Seven")
     if other_kind(group.name, counts):  # a group, a spell or a feature, the real world
         return False
     owned = sum(n for word, n in counts.before.items() if word in POSSESSIVES)
