@@ -315,6 +315,10 @@ def test_a_title_said_twice_by_the_players_and_a_series_of_the_game() -> None:
         places={},
     )
     assert surveyed(lines).names["Armavault"].out_of_game == 0
+    # the game's fans too: "the dwarves weren't fans of nobody" (C1E001), not a fan's talk
+    fans = [("MATT", "Lady Kima came, though the dwarves weren't fans of her.")]
+    assert surveyed(fans).names["Kima"].out_of_game == 0
+    assert surveyed([("MATT", "Thanks to our sponsor, Wyrmwood.")]).names["Wyrmwood"].out_of_game
 
 
 def test_of_joins_two_names_unless_a_title_opens_them() -> None:

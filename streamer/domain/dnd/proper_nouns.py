@@ -204,9 +204,10 @@ REAL_WORLD = _words(
     "miniatures edition"
 )
 # A unit with one of those words is about the real world, but for the words the game's
-# narration says too ("a series of marble pillars", C2E001; "the Witcher Series" is the
-# real world's still: ``name_kinds``).
-_UNIT_REAL = REAL_WORLD - {"series"}
+# narration says too ("a series of marble pillars", C2E001; "the dwarves weren't fans of
+# nobody", "twirls the fans", C1E001, C2E001; "the Witcher Series" is the real world's
+# still: ``name_kinds``).
+_UNIT_REAL = REAL_WORLD - {"series", "fan", "fans"}
 # ... and its names, and those words opening a sentence ("Tickets are still available").
 REAL_WORLD_NAMES = frozenset(
     ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
