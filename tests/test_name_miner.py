@@ -278,10 +278,12 @@ def test_who_someone_is_a_game_master_s_address_and_a_city_said_once() -> None:
         ("MATT", '"Cloen, wake up!" Then Cloen and the others come.'),
         ("MATT", "You hail from the city of Kamordah, far from here."),
         ("MATT", "Welcome to Wildemount. The year is 835."),
+        ("MARISHA", "And does Marius know Sabian?"),
+        ("MATT", "You think Sabian was there."),
     ]
     found = classify(surveyed(lines), {}, {})
     assert found == WorldNames(
-        npcs={"Balgus": "Balgus", "Cloen": "Cloen"},
+        npcs={"Balgus": "Balgus", "Cloen": "Cloen", "Sabian": "Sabian"},
         places={"Kamordah": "Kamordah", "Wildemount": "Wildemount"},
     )
 

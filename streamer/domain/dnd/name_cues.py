@@ -30,7 +30,9 @@ PERSON_BEFORE = _words(
     # who someone is: "your friend, Balgus", "a half-orc, Bo", "a little girl, Layla"
     "aasimar apprentice barkeep bartender boy child daughter dragonborn dwarf elf firbolg "
     "friend genasi girl gnome goliath guard half-elf half-orc halfling human husband "
-    "innkeeper kid man orc owner son tiefling wife woman"
+    "innkeeper kid man orc owner son tiefling wife woman "
+    # whom one knows: "do you know Sabian?", "we know Ionos" (C2E035)
+    "knew know knows"
 )
 # After a person: a speech or gesture verb, "who", a pronoun ("Talwyn nods", "Talwyn, he...").
 PERSON_AFTER = _words(
