@@ -39,6 +39,7 @@ from streamer.domain.dnd.proper_nouns import NameCounts
 
 ANSWERED = 2  # the owner answers the name said to someone at least this often
 OWN_WORDS = 3  # or says it at least this often
+NICKNAME = 4  # letters of an owned name that begins a longer one, whoever says it
 SHORTEST = 3  # letters of a first word that another form of an owned name shares
 
 
@@ -80,11 +81,15 @@ def _first(name: str) -> str:
 def _form_of(word: str, counts: NameCounts, firsts: Mapping[str, str], gm: str) -> bool:
     """Rule 3: a name's first word (before an apostrophe) is an owned name's, or one begins
     the other, three letters at least ("Vax" and "Vax'ildan", "Molly" and "Mollymauk"),
-    and no player says it more often than that name's owner."""
+    and no player says it more often than that name's owner; or a name begun by an owned
+    name of four letters at least, said to someone and answered by its owner, whoever says
+    it ("Beauregard" of MARISHA's "Beau", said by LIAM in C2E035)."""
     players = [n for who, n in counts.speakers.items() if _player(who, gm)]
     most = max(players, default=0)
     return any(
-        _begins(word, first) and counts.speakers[who] == most > 0 for first, who in firsts.items()
+        (_begins(word, first) and counts.speakers[who] == most > 0)
+        or (len(first) >= NICKNAME < len(word) and word.startswith(first) and counts.answered[who])
+        for first, who in firsts.items()
     )
 
 
