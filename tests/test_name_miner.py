@@ -345,3 +345,18 @@ def test_of_joins_two_names_unless_a_title_opens_them() -> None:
         npcs={},
         places={"Value of Valor": "Value of Valor", "Whitestone": "Whitestone"},
     )
+
+
+def test_the_game_master_s_appositive_is_no_address_and_a_word_no_short_form() -> None:
+    lines = [
+        ("MATT", "Roll for your attack with Bad News. His own construction, Bad News."),
+        ("MATT", 'She goes like, "Okay, Fitz? This is the girl." Then, "Hush, Fitz."'),
+        ("SAM", "My Little Pony, from our sponsor."),
+        ("MATT", "My god. My word. My Little Pony, right."),
+        ("LIAM", "That is bad news, my friend."),
+    ]
+    survey = surveyed(lines)
+    assert survey.names["Bad News"].hailed == {}
+    assert survey.names["Fitz"].hailed == {"MATT": 2}
+    found = classify(survey, {}, {})
+    assert found == WorldNames(npcs={"Fitz": "Fitz"}, places={})

@@ -58,6 +58,9 @@ class NameCounts:
     after: Counter[str] = field(default_factory=Counter)  # the lower-case word after it
     before_two: Counter[str] = field(default_factory=Counter)  # "city of", "in the"
     addressed: Counter[str] = field(default_factory=Counter)  # speakers saying it to someone
+    # ... opening a sentence or in a unit quoting someone ("Cloen, wake up!", '"Okay,
+    # Fitz?"'; not "His own tinkered construction, Bad News.")
+    hailed: Counter[str] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)  # who speaks next, when another
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
 
@@ -85,6 +88,7 @@ class NameSurvey:
             self.names[name].answered[who] += 1
         real = not _UNIT_REAL.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         vocatives: list[str] = []
+        quoted = '"' in text  # someone's words: "Okay, Fitz? This is the girl..."
         for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
             if counts is None:
@@ -101,6 +105,8 @@ class NameSurvey:
                 counts.after[following] += 1
             if opens:
                 counts.addressed[who] += 1
+                if start or quoted:
+                    counts.hailed[who] += 1
                 vocatives.append(name)
             if real:
                 counts.out_of_game += 1

@@ -147,9 +147,13 @@ def _opener(words: list[str], counts: NameCounts, survey: NameSurvey) -> bool:
     return common and (counts.mid_sentence == 0 or "'" in word)
 
 
-def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
+def _groups(
+    names: Mapping[str, NameCounts], gm: str, lower: Mapping[str, int] | None = None
+) -> list[_Group]:
     """Rule 1: one-word names joined to the one longer name holding them, unless the word
-    alone is told another kind than the longer name alone."""
+    alone is told another kind than the longer name alone, or is a word the session says
+    in lower case at least as often (``lower``: "My" never joins "My Little Pony")."""
+    lower = lower or {}
     longer = sorted((name for name in names if " " in name), key=lambda n: (-len(n), n))
     holders: dict[str, list[str]] = {}
     for name in longer:
@@ -163,6 +167,9 @@ def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
         if " " in name:
             continue
         own = _kind(names[name], [name], gm)
+        if lower.get(name.lower(), 0) >= names[name].said:
+            groups[name] = _Group(name, [name])
+            continue
         holding = [
             longer
             for longer in holders.get(name, [])
@@ -188,6 +195,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.after.update(counts.after)
     total.before_two.update(counts.before_two)
     total.addressed.update(counts.addressed)
+    total.hailed.update(counts.hailed)
     total.answered.update(counts.answered)
     total.out_of_game += counts.out_of_game
 
@@ -219,7 +227,7 @@ def classify(
     party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
     npcs: dict[str, str] = {}
     places: dict[str, str] = {}
-    groups = _groups(openings_split(survey), gm)
+    groups = _groups(openings_split(survey), gm, survey.lower)
     owned = party_names({g.name: g.counts for g in groups}, gm) if not party else frozenset()
     for group in groups:
         keys = {name_key(form) for form in group.forms}
@@ -266,7 +274,7 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
     counts = group.counts
     if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
         return False
-    if not counts.speakers[gm] and not _players_place(group):
+    if not counts.speakers[gm] and not _players_place(group, gm):
         return False  # the players' talk: out of the game, or a joke ("so Baldur's Gate")
     introduced = counts.before["named"] + counts.before["called"] + _placed(counts)
     introduced += sum(n for word, n in counts.before.items() if word in TITLED)
@@ -302,7 +310,7 @@ def _placed(counts: NameCounts) -> int:
     )
 
 
-def _players_place(group: _Group) -> bool:
+def _players_place(group: _Group, gm: str) -> bool:
     """A place word in the name, said after "the" in the middle of a sentence ("we were at
     the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy."),
     or place cues at least twice and no person cue ("live in Syngorn", "the capital of
@@ -310,7 +318,7 @@ def _players_place(group: _Group) -> bool:
     after_the = any(n and two.endswith(" the") for two, n in group.counts.before_two.items())
     if after_the and _place_word(group.forms):
         return True
-    person, place, _ = _cues(group.counts, group.forms, True)
+    person, place, _ = _cues(group.counts, group.forms, True, gm)
     titled = sum(n for word, n in group.counts.before.items() if word in TITLED)
     return (place >= PLAYERS_PLACE and not person) or (titled >= PLAYERS_PLACE and not place)
 
@@ -336,7 +344,7 @@ def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) ->
     lower case too ("Stunning Strike"), so it is no first and last name."""
     if _place_word(forms) or any(" " in form and form.split()[0] in DIRECTIONS for form in forms):
         return "place"  # "Greyspine Manor", "Western Wynandir"
-    person, place, deity = _cues(counts, forms, common)
+    person, place, deity = _cues(counts, forms, common, gm)
     if place > person:
         return "place"
     if person > place and deity * 2 < counts.said:
@@ -344,7 +352,7 @@ def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) ->
     return None
 
 
-def _cues(counts: NameCounts, forms: list[str], common: bool) -> tuple[float, float, int]:
+def _cues(counts: NameCounts, forms: list[str], common: bool, gm: str) -> tuple[float, float, int]:
     """A name's person, place and deity cues (rule 4)."""
     deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
     deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
@@ -352,7 +360,9 @@ def _cues(counts: NameCounts, forms: list[str], common: bool) -> tuple[float, fl
         n for word, n in counts.before.items() if word in PERSON_BEFORE or word in TITLED
     )
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
-    person += sum(counts.addressed.values())  # "Cloen, wake up!" from the game master too
+    # said to someone; by the game master, in an NPC's voice, opening a sentence or in a
+    # unit that quotes: "Cloen, wake up!", not "His own tinkered construction, Bad News."
+    person += sum(n for who, n in counts.addressed.items() if who != gm) + counts.hailed[gm]
     place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
     place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
     for two, n in counts.before_two.items():  # "city of Emon", "into the Underdark"
