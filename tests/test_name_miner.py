@@ -294,6 +294,8 @@ def test_a_demonym_a_shape_a_way_of_speaking_and_the_players_places() -> None:
         ("ORION", "The Draconian high guild in Draconian history."),
         ("MARISHA", "I turn into Minxie. I turn into Minxie again."),
         ("MATT", "He speaks with a German accent. German accent, yes."),
+        ("MARISHA", "We're looking for the bow of Fenthras. Find Fenthras."),
+        ("MATT", "Then the Fenthras bow, where it waits."),
         ("LIAM", "We live in Syngorn, the capital of Syngorn."),
         ("MATT", "The Vedmeyer estate is near. Duke Goran Vedmeyer waits at the Vedmeyer estate."),
     ]

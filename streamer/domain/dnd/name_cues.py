@@ -66,6 +66,12 @@ GROUP_LAST = _words(
     "Syndicate Tribe Union"
 )
 GROUP_FIRST = _words("House")
+# Things one holds: a name said beside one is the thing's ("the bow of Fenthras", "the
+# Fenthras bow", "a certain bow, Fenthras").
+ITEM_WORDS = _words(
+    "amulet armor axe blade bow cloak crown dagger greataxe greatsword hammer helm lance "
+    "longbow longsword mace necklace ring scimitar shield spear staff sword wand"
+)
 # Before a spell or a feature someone uses ("You cast the Glacial Blast").
 CAST = _words("cast casting casts")
 # A deity invoked: "by Sarenrae", "pray to Pelor", ...

@@ -8,6 +8,8 @@ and the whole session's counts of it (``world_names._worldly`` asks ``other_kind
 - **A spell or a feature**: said after "cast", or "cast" and an article or a possessive,
   at least once ("You cast the Glacial Blast forward", C1E001: a spell of another book;
   "cast at Marius" is no such cue).
+- **A thing**: said beside a weapon's or a jewel's word at least half the time ("the bow
+  of Fenthras", "the Fenthras bow", "a certain bow, Fenthras", C1E060).
 - **A shape**: said after "turn into" ("I turn into Minxie", C1E060: a druid's beast).
 - **The real world**: a word of the name is one of the real world's ("the Witcher Series",
   "Emerald City Comic Con", C2E001), or a name said as a way of speaking ("a German
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from streamer.domain.dnd.name_cues import CAST, GROUP_FIRST, GROUP_LAST
+from streamer.domain.dnd.name_cues import CAST, GROUP_FIRST, GROUP_LAST, ITEM_WORDS
 from streamer.domain.dnd.proper_nouns import REAL_WORLD, NameCounts
 
 _SHAPES = ("turn into", "turns into", "turned into", "transform into", "transforms into")
@@ -30,7 +32,7 @@ def other_kind(name: str, counts: NameCounts) -> bool:
     or a feature, or a name of the real world."""
     words = name.split()
     real = any(word.lower() in REAL_WORLD for word in words) or counts.after["accent"] > 0
-    return group(words) or cast(counts) or shape(counts) or real
+    return group(words) or cast(counts) or shape(counts) or item(counts) or real
 
 
 def group(words: Sequence[str]) -> bool:
@@ -43,6 +45,16 @@ def group(words: Sequence[str]) -> bool:
 def shape(counts: NameCounts) -> bool:
     """A form someone takes: said after "turn into" ("I turn into Minxie")."""
     return any(counts.before_two[two] for two in _SHAPES)
+
+
+def item(counts: NameCounts) -> bool:
+    """A thing one holds: said beside a word of one ("bow of", "bow", "bow," before it;
+    "bow" after it) at least half the time ("Fenthras", C1E060)."""
+    beside = sum(counts.before[word] + counts.after[word] for word in ITEM_WORDS)
+    for two, n in counts.before_two.items():
+        first, _, second = two.partition(" ")
+        beside += n * (second == "of" and first in ITEM_WORDS)
+    return beside * 2 >= counts.said
 
 
 def cast(counts: NameCounts) -> bool:
