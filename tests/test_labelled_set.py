@@ -32,7 +32,7 @@ LANES = ["spells", "npcs", "places", "item-events", "npc-interactions"]
 FLOORS = {
     "spells": (0.88, 0.74),
     "npcs": (0.83, 0.65),
-    "places": (0.87, 0.66),
+    "places": (0.90, 0.66),
     "item-events": (0.88, 0.14),
     "npc-interactions": (0.0, 0.0),
 }
