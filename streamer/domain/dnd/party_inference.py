@@ -32,7 +32,7 @@ ties broken by the label.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from streamer.domain.dnd.name_cues import PLACE_WORDS
 from streamer.domain.dnd.proper_nouns import NameCounts
@@ -47,15 +47,28 @@ def party_names(names: Mapping[str, NameCounts], gm: str) -> frozenset[str]:
     """The names of ``names`` (name -> its counts) that are the players' own characters:
     those with an ``owner``, and the other forms of theirs (rule 3)."""
     owners = {name: None if _place(name) else owner(counts, gm) for name, counts in names.items()}
-    firsts = {_first(name): who for name, who in sorted(owners.items()) if who is not None}
-    played = {_first(name) for name, counts in names.items() if _played(name, counts)}
+    firsts = _by_prefix(
+        (_first(name), who) for name, who in sorted(owners.items()) if who is not None
+    )
+    played = _by_prefix(
+        (_first(name), "") for name, counts in names.items() if _played(name, counts)
+    )
     return frozenset(
         name
         for name, counts in names.items()
         if owners[name] is not None
-        or _form_of(_first(name), counts, firsts, gm)
-        or any(_begins(_first(name), first) for first in played)
+        or _form_of(_first(name), counts, firsts.get(_first(name)[:SHORTEST], {}), gm)
+        or any(_begins(_first(name), first) for first in played.get(_first(name)[:SHORTEST], {}))
     )
+
+
+def _by_prefix(pairs: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """First words (and their owners) by their first three letters: two first words of
+    which one begins the other share them (``_begins``), so only those are compared."""
+    found: dict[str, dict[str, str]] = {}
+    for first, who in pairs:
+        found.setdefault(first[:SHORTEST], {})[first] = who
+    return found
 
 
 def _played(name: str, counts: NameCounts) -> bool:
