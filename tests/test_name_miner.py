@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -218,3 +219,139 @@ def test_the_party_s_group_its_players_and_things_of_the_game_are_no_npcs() -> N
         places={},
         short=frozenset({"Gearwright"}),
     )
+
+
+Names = dict[str, str]
+# The game master's appositive and a name in quoted words (C1E001), a sponsor's (C2E001).
+APPOSITIVES = [
+    ("MATT", "Roll for your attack with Bad News. His own construction, Bad News."),
+    ("MATT", 'She goes like, "Okay, Fitz? This is the girl." Then, "Hush, Fitz."'),
+    ("SAM", "My Little Pony, from our sponsor."),
+    ("MATT", "My god. My word. My Little Pony, right."),
+    ("LIAM", "That is bad news, my friend."),
+]
+# Each session a kind of the dev set's (C1E001, C2E001, C1E060, C2E035), with the NPCs
+# and the places the miner tells from it (each form -> its record's name).
+KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
+    "groups, spells, the real world and the players' jokes are neither": (
+        [
+            ("MATT", "Two of the Crown's Guard wait. Then the Crown's Guard nods."),
+            ("MATT", "The banner of House Thunderbrand hangs. You meet House Thunderbrand."),
+            ("ORION", "I will do Glacial Blast at the door."),
+            ("MATT", "Okay. You cast the Glacial Blast forward."),
+            ("MATT", "One, thank you to Ian Phillips, who painted the miniatures."),
+            ("ASHLEY", "I grew up with Ian Phillips, you know."),
+            ("MATT", "I'm dressed as Geralt from the Witcher Series. Love the Witcher Series."),
+            ("MARISHA", "I know! It's so Baldur's Gate. I love it."),
+            ("LIAM", "I've just arrived to Baldur's Gate."),
+        ],
+        {},
+        {},
+    ),
+    "openers, titles and deeds tell a person, a direction a place": (
+        [
+            ("LAURA", "Where's Thompson?"),
+            ("MATT", "You wave at Thompson, who waves back."),
+            ("MARISHA", "I Polymorph Trinket into a squirrel."),
+            ("MATT", "Then Trinket nods."),
+            ("MATT", "Hello, I am Carnival Master Gustav Fletching, and welcome!"),
+            ("TRAVIS", "I run towards Marius. I grab Marius and kill Marius."),
+            ("MATT", "So Marius fails."),
+            ("LAURA", "Signed Algar."),
+            ("MATT", "You see Algar, and Algar waits. Tell Algar, he says. Kill Algar."),
+            ("MATT", "The farms of Western Wynandir. You ride into Western Wynandir."),
+        ],
+        {name: name for name in ["Algar", "Gustav Fletching", "Marius", "Thompson", "Trinket"]},
+        {"Western Wynandir": "Western Wynandir"},
+    ),
+    "a name said after playing is the party's, with its other forms": (
+        [
+            ("LIAM", "I'm playing Vax'ildan, a rogue."),
+            ("MATT", "So Vax nods. Then Vax says hi. Vax'ildan waves."),
+            ("MATT", "Then Nostoc says hi. Nostoc nods."),
+        ],
+        {"Nostoc": "Nostoc"},
+        {},
+    ),
+    "who someone is, whom one knows, an address, a city said once": (
+        [
+            ("MATT", "Your friend, Balgus, was here. And Balgus left."),
+            ("MATT", '"Cloen, wake up!" Then Cloen and the others come.'),
+            ("MATT", "You hail from the city of Kamordah, far from here."),
+            ("MATT", "Welcome to Wildemount. The year is 835."),
+            ("MARISHA", "And does Marius know Sabian?"),
+            ("MATT", "You think Sabian was there."),
+        ],
+        {"Balgus": "Balgus", "Cloen": "Cloen", "Sabian": "Sabian"},
+        {"Kamordah": "Kamordah", "Wildemount": "Wildemount"},
+    ),
+    "demonyms, shapes, accents and things are neither; the players' places": (
+        [
+            ("ORION", "I hail from the heart of Draconia. I grew up in Draconia."),
+            ("ORION", "The Draconian high guild in Draconian history."),
+            ("MARISHA", "I turn into Minxie. I turn into Minxie again."),
+            ("MATT", "He speaks with a German accent. German accent, yes."),
+            ("MARISHA", "We're looking for the bow of Fenthras. Find Fenthras."),
+            ("MATT", "Then the Fenthras bow, where it waits."),
+            ("LIAM", "We live in Syngorn, the capital of Syngorn."),
+            (
+                "MATT",
+                "The Vedmeyer estate is near. Duke Goran Vedmeyer waits at the Vedmeyer estate.",
+            ),
+        ],
+        {"Goran Vedmeyer": "Goran Vedmeyer", "Vedmeyer": "Goran Vedmeyer"},
+        {"Draconia": "Draconia", "Syngorn": "Syngorn"},
+    ),
+    "a title the players say twice, Arcanist": (
+        [
+            ("TALIESIN", "Lady Ripley is here. I think Doctor Ripley lives nearby."),
+            ("MATT", "Their friend, Arcanist Allura Vysoren, waits."),
+            ("MATT", "You see a series of tunnels to the Armavault. There's the Armavault."),
+        ],
+        {"Allura Vysoren": "Allura Vysoren", "Ripley": "Ripley"},
+        {},
+    ),
+    "X of Y is one name; a joke on the party's name is none": (
+        [
+            ("MATT", "You enter the Value of Valor. Back at the Value of Valor, drinks flow."),
+            ("MATT", "The Third House of Whitestone rules. You ride into Whitestone."),
+            ("MATT", "You arrive in Whitestone. The Writ of Lawmaster Intent is here."),
+            ("MATT", "Your payments to the Mighty Seven. Go, Mighty Seven!"),
+        ],
+        {},
+        {"Value of Valor": "Value of Valor", "Whitestone": "Whitestone"},
+    ),
+    "the game master's appositive is no address, a common word no short form": (
+        APPOSITIVES,
+        {"Fitz": "Fitz"},
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_each_kind_of_the_dev_set(kind: str) -> None:
+    lines, npcs, places = KINDS[kind]
+    short = {form for names in (npcs, places) for form, name in names.items() if form != name}
+    assert classify(surveyed(lines), {}, {}) == WorldNames(npcs, places, frozenset(short))
+
+
+def test_of_echoes_quotes_and_the_game_s_own_words() -> None:
+    assert [span.name for span in spans("We drink at the Value of Valor.")] == [
+        "We",
+        "Value of Valor",
+    ]
+    assert [span.name for span in spans("Lady Kima of Vord waits.")] == ["Kima", "Vord"]
+    assert [span.name for span in spans("the Writ of Lawmaster Intent, which")] == [
+        "Writ of Lawmaster Intent"
+    ]
+    # an echo is no address: "Misses, yeah." (C1E060)
+    assert spans("Misses, yeah.") == [Span("Misses", True, "", "yeah", False)]
+    survey = surveyed(APPOSITIVES)
+    assert survey.names["Bad News"].hailed == {}
+    assert survey.names["Fitz"].hailed == {"MATT": 2}
+    # the game's own "series" and "fans": "a series of tunnels", "weren't fans of nobody"
+    game = [("MATT", "A series of tunnels to the Armavault. The dwarves weren't fans of Kima.")]
+    assert surveyed(game).names["Armavault"].out_of_game == 0
+    assert surveyed(game).names["Kima"].out_of_game == 0
+    assert surveyed([("MATT", "Thanks to our sponsor, Wyrmwood.")]).names["Wyrmwood"].out_of_game

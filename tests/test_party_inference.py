@@ -97,6 +97,19 @@ def test_rule_3_other_forms_of_an_owned_name() -> None:
     assert party_names(names, "MATT") == expected
 
 
+def test_rule_0_played_and_rule_3_a_nickname_s_longer_name() -> None:
+    names = {
+        # C1E001: "I'm playing Vax'ildan", then "Vax" said by anyone
+        "Vax'ildan": NameCounts(said=1, mid_sentence=1, before=Counter({"playing": 1})),
+        "Vax": counts({"MATT": 3, "LAURA": 2}),
+        # C2E035: MARISHA's "Beau"; LIAM says "Beauregard", MARISHA answers it
+        "Beau": counts({"MATT": 30, "TRAVIS": 6}, {"MARISHA": 3}),
+        "Beauregard": counts({"LIAM": 4, "MATT": 2}, {"MARISHA": 1}),
+        "Beaumont": counts({"LIAM": 4, "MATT": 2}),  # not answered by MARISHA: not hers
+    }
+    assert party_names(names, "MATT") == {"Vax'ildan", "Vax", "Beau", "Beauregard"}
+
+
 SESSION = [
     ("MATT", "A half-elf named Talwyn waves you over. Percy, what do you do?"),
     ("TALIESIN", "I wave back."),

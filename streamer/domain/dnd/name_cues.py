@@ -23,22 +23,57 @@ PERSON_BEFORE = _words(
     "ask asked asks aunt baron baroness brother captain chief commander count countess "
     "cousin dame dear duchess duke elder father general greet greets hello hey hi king "
     "lady lord madam master meet met miss mister mother mr mrs ms named prince princess "
-    "queen sheriff sir sister tell tells thank thanks told uncle"
+    "queen sheriff sir sister tell tells thank thanks told uncle "
+    # what is done to someone, never to a place ("grab Marius", "protect Marius")
+    "attack attacks grab grabs heal heals hug kick kill kills killed protect punch stab "
+    "tackle "
+    # who someone is: "your friend, Balgus", "a half-orc, Bo", "a little girl, Layla"
+    "aasimar apprentice barkeep bartender boy child daughter dragonborn dwarf elf firbolg "
+    "friend genasi girl gnome goliath guard half-elf half-orc halfling human husband "
+    "innkeeper kid man orc owner son tiefling wife woman "
+    # whom one knows: "do you know Sabian?", "we know Ionos" (C2E035)
+    "knew know knows"
 )
 # After a person: a speech or gesture verb, "who", a pronoun ("Talwyn nods", "Talwyn, he...").
 PERSON_AFTER = _words(
     "answers asked asks continues exclaims glances goes grins hands he herself himself "
     "laughed laughs leans looked looks nodded nods pauses pulls reaches replied replies "
     "responds said says shakes she shouts shrugs sighs sits smiled smiles speaks stands "
-    "steps tells told turned turns walked walks whispers who yells"
+    "steps tells told turned turns walked walks whispers who yells "
+    # what someone does in a fight ("Marius fails", "Marius misses")
+    "dies fails misses"
 )
 # Before a place: "in Emon", "towards Westruun", "leave Kraghammer".
 PLACE_BEFORE = _words(
     "across arrive from in inside into leave left near outside reach reached through "
     "throughout toward towards visit visited within"
 )
+# Two words before a place said once is enough: "welcome to Wildemount".
+PLACE_TWO = frozenset(["welcome to"])
 # After a place: "the Leaky Tap tavern", "Kraghammer proper", "Zadash, where...".
 PLACE_AFTER = _words("city district inn keep proper tavern town where")
+# After a family's name said as a word of a thing of theirs: "the Vedmeyer estate".
+FAMILY_AFTER = _words("estate family household residence")
+# A direction before a name makes a place ("Western Wynandir").
+DIRECTIONS = _words("Eastern Lower Northern Southern Upper Western")
+# A group's word closing a name, or "House" opening it, makes a faction, a guild or a
+# family: no person and no place ("the Crown's Guard", "the Chroma Conclave", "House
+# Thunderbrand").
+GROUP_LAST = _words(
+    "Alliance Army Assembly Brotherhood Cabal Clan Clasp Collective Company Conclave "
+    "Consortium Council Crew Cult Guard Guards Guild Knights Legion Order Pact "
+    "Sisterhood Society "
+    "Syndicate Tribe Union"
+)
+GROUP_FIRST = _words("House")
+# Things one holds: a name said beside one is the thing's ("the bow of Fenthras", "the
+# Fenthras bow", "a certain bow, Fenthras").
+ITEM_WORDS = _words(
+    "amulet armor axe blade bow cloak crown dagger greataxe greatsword hammer helm lance "
+    "longbow longsword mace necklace ring scimitar shield spear staff sword wand"
+)
+# Before a spell or a feature someone uses ("You cast the Glacial Blast").
+CAST = _words("cast casting casts")
 # A deity invoked: "by Sarenrae", "pray to Pelor", ...
 DEITY_BEFORE = _words("bless by god goddess praise pray prayed prayer praying")
 # ... "Traveler, guide me", "Pelor bless".
@@ -54,15 +89,16 @@ DEITY_OF = _words(
 )
 # A place word after a name's first word makes a place ("Firebrook Inn", "Wuyun Gorge").
 PLACE_WORDS = _words(
-    "Abode Academy Alley Archive Archives Arena Barrow Bay Bridge Camp Canyon Castle "
-    "Cathedral Cave Caverns Caves Chapel Citadel City Cliffs Coast Crossing Desert "
-    "District Docks Empire Emporium Estate Estates Falls Fields Forest Fortress Gate "
+    "Abode Academy Alley Archive Archives Arena Barrow Bay Bridge Brewery Camp Canyon "
+    "Castle Catacombs Cathedral Cave Caverns Caves Chapel Chateau Citadel City Cliffs "
+    "Coast Cove Crossing Crypt Desert District Docks Empire Emporium Estate Estates Falls "
+    "Fields Forest Fortress Gardens Gate "
     "Gates Glade Gorge Grove Hall Halls Harbor Harbour Hills Hold Hollow Inn Island "
     "Islands Isle Isles Keep Kingdom Lake Lane Library Manor Market Marketplace Marsh "
     "Mine Mines Mountain Mountains Nook Ocean Outpost Palace Pass Peak Peaks Pillow Pits "
-    "Plains Port Quarter Reach Ridge River Road Row Sanctum Sea Shop Shrine Spire Sprawl "
-    "Square Street Swamp Take Tavern Temple Terrace Tower Town Trove Vale Valley Village "
-    "Ward Wastes Wood Woods"
+    "Plains Port Prison Quarter Quay Reach Ridge River Road Row Sanctum Sea Sewers Shop "
+    "Shrine Spire Sprawl Square Street Swamp Take Tavern Temple Terrace Tomb Tower Town "
+    "Trove Vale Valley Village Ward Wastes Wharf Wood Woods"
 )
 # Languages (and the demonyms said as one: "Dwarven").
 LANGUAGES = _words(

@@ -5,6 +5,10 @@ With no glossary's ``party``, the proper-noun miner (``world_names.classify``) a
 are the party's; ``owner(counts, gm)`` is the player (a speaker label) whose character a
 name is, or ``None``:
 
+0. **Played**: a name said after "playing" ("I'm playing Vax'ildan", LIAM in C1E001;
+   "Taliesin Jaffe, playing Percival Fredrickstein...", C1E060), and every name whose
+   first word (before an apostrophe) begins it or is begun by it, three letters at least
+   ("Vax").
 1. **Answered**: the name, said to someone, is answered next by one player more often than
    by anyone else, the game master included, at least twice ("Percy, what do you do?" and
    TALIESIN speaks next, three times in C1E001).
@@ -28,13 +32,14 @@ ties broken by the label.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from streamer.domain.dnd.name_cues import PLACE_WORDS
 from streamer.domain.dnd.proper_nouns import NameCounts
 
 ANSWERED = 2  # the owner answers the name said to someone at least this often
 OWN_WORDS = 3  # or says it at least this often
+NICKNAME = 4  # letters of an owned name that begins a longer one, whoever says it
 SHORTEST = 3  # letters of a first word that another form of an owned name shares
 
 
@@ -42,12 +47,39 @@ def party_names(names: Mapping[str, NameCounts], gm: str) -> frozenset[str]:
     """The names of ``names`` (name -> its counts) that are the players' own characters:
     those with an ``owner``, and the other forms of theirs (rule 3)."""
     owners = {name: None if _place(name) else owner(counts, gm) for name, counts in names.items()}
-    firsts = {_first(name): who for name, who in sorted(owners.items()) if who is not None}
+    firsts = _by_prefix(
+        (_first(name), who) for name, who in sorted(owners.items()) if who is not None
+    )
+    played = _by_prefix(
+        (_first(name), "") for name, counts in names.items() if _played(name, counts)
+    )
     return frozenset(
         name
         for name, counts in names.items()
-        if owners[name] is not None or _form_of(_first(name), counts, firsts, gm)
+        if owners[name] is not None
+        or _form_of(_first(name), counts, firsts.get(_first(name)[:SHORTEST], {}), gm)
+        or any(_begins(_first(name), first) for first in played.get(_first(name)[:SHORTEST], {}))
     )
+
+
+def _by_prefix(pairs: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """First words (and their owners) by their first three letters: two first words of
+    which one begins the other share them (``_begins``), so only those are compared."""
+    found: dict[str, dict[str, str]] = {}
+    for first, who in pairs:
+        found.setdefault(first[:SHORTEST], {})[first] = who
+    return found
+
+
+def _played(name: str, counts: NameCounts) -> bool:
+    """Rule 0: said after "playing" ("I'm playing Vax'ildan"), no place."""
+    return counts.before["playing"] > 0 and not _place(name)
+
+
+def _begins(word: str, first: str) -> bool:
+    """One of two first words begins the other, three letters at least."""
+    long_enough = len(word) >= SHORTEST <= len(first)
+    return long_enough and (word.startswith(first) or first.startswith(word))
 
 
 def _place(name: str) -> bool:
@@ -62,13 +94,14 @@ def _first(name: str) -> str:
 def _form_of(word: str, counts: NameCounts, firsts: Mapping[str, str], gm: str) -> bool:
     """Rule 3: a name's first word (before an apostrophe) is an owned name's, or one begins
     the other, three letters at least ("Vax" and "Vax'ildan", "Molly" and "Mollymauk"),
-    and no player says it more often than that name's owner."""
+    and no player says it more often than that name's owner; or a name begun by an owned
+    name of four letters at least, said to someone and answered by its owner, whoever says
+    it ("Beauregard" of MARISHA's "Beau", said by LIAM in C2E035)."""
     players = [n for who, n in counts.speakers.items() if _player(who, gm)]
     most = max(players, default=0)
-    return len(word) >= SHORTEST and any(
-        len(first) >= SHORTEST
-        and (word.startswith(first) or first.startswith(word))
-        and counts.speakers[who] == most > 0
+    return any(
+        (_begins(word, first) and counts.speakers[who] == most > 0)
+        or (len(first) >= NICKNAME < len(word) and word.startswith(first) and counts.answered[who])
         for first, who in firsts.items()
     )
 

@@ -29,7 +29,8 @@ _APOSTROPHES = str.maketrans(dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"))
 _BREAK = re.compile(r"[.!?:;\"\u201c\u201d()\[\]]|--|\u2014|\u2026")
 # A run of capitalized words, one space apart (checked word by word after).
 _RUN = re.compile(
-    r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*(?: [A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
+    r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*"
+    r"(?: (?:of )?[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
 )
 # The word before a name and what lies between them; the word after it.
 _BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
@@ -57,6 +58,9 @@ class NameCounts:
     after: Counter[str] = field(default_factory=Counter)  # the lower-case word after it
     before_two: Counter[str] = field(default_factory=Counter)  # "city of", "in the"
     addressed: Counter[str] = field(default_factory=Counter)  # speakers saying it to someone
+    # ... opening a sentence or in a unit quoting someone ("Cloen, wake up!", '"Okay,
+    # Fitz?"'; not "His own tinkered construction, Bad News.")
+    hailed: Counter[str] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)  # who speaks next, when another
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
 
@@ -82,8 +86,9 @@ class NameSurvey:
         last, called = self.said_to
         for name in called if who != last else ():
             self.names[name].answered[who] += 1
-        real = not REAL_WORLD.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
+        real = not _UNIT_REAL.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         vocatives: list[str] = []
+        quoted = '"' in text  # someone's words: "Okay, Fitz? This is the girl..."
         for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
             if counts is None:
@@ -100,6 +105,8 @@ class NameSurvey:
                 counts.after[following] += 1
             if opens:
                 counts.addressed[who] += 1
+                if start or quoted:
+                    counts.hailed[who] += 1
                 vocatives.append(name)
             if real:
                 counts.out_of_game += 1
@@ -128,11 +135,13 @@ def spans(text: str) -> list[Span]:
         begin = run.start()
         words = run.group().split(" ")
         parts: list[list[str]] = [[]]
-        for word in words:  # "DM", "I" and "OK" end a name
-            if _name_word(word):
+        titled = words[0] in TITLES  # "Lady Kima of Vord": Kima, and Vord
+        for word in words:  # "DM", "I" and "OK" end a name; "of" joins two
+            if _name_word(word) or (word == "of" and parts[-1] and not titled):
                 parts[-1].append(word)
             elif parts[-1]:
                 parts.append([])
+        parts = [part[:-1] if part and part[-1] == "of" else part for part in parts]
         if len(parts) > 1 or len(parts[0]) != len(words):
             for part in parts:
                 if part:
@@ -170,9 +179,15 @@ def _vocative(text: str, begin: int, end: int, start: bool) -> bool:
     """Whether the name is said to someone: opening a sentence before a comma or question
     mark ("Grog, what do you do?"), or closing one after a comma ("Thank you, Brenna.")."""
     following = text[end : end + 1]
-    if start:
-        return following in (",", "?")
+    if start:  # not an echo: "Misses, yeah." (C1E060), "Story Mode, yeah."
+        echo = _AFTER.match(text, end)
+        return following == "?" or (
+            following == "," and (echo is None or echo.group(1).lower() not in _ASSENT)
+        )
     return text[:begin].rstrip().endswith(",") and following in ("", ".", "!", "?")
+
+
+_ASSENT = frozenset(["yeah", "yes", "yep", "okay", "ok", "right", "sure", "exactly"])
 
 
 def _name_word(word: str) -> bool:
@@ -187,10 +202,22 @@ REAL_WORLD = _words(
     "panel convention website tweet twitter instagram reddit patreon fans fan artist "
     "charity donate donations donation promo giveaway discount videos video online "
     "internet netflix album movie tv chatroom channel audience viewers actor actors actress "
-    "toys cosplay costume series sequel gameplay"
+    "toys cosplay costume series sequel gameplay "
+    # the show's announcements and thanks, the game's editions ("converted over from
+    # Pathfinder" to the 5th edition) ("thank you to Ian Phillips ... who has painted
+    # the miniatures", "Amanda Mclean for making our awesome graphic for our intermission")
+    "announcement announcements appearances artwork con fanart graphic intermission "
+    "miniatures edition"
 )
+# A unit with one of those words is about the real world, but for the words the game's
+# narration says too ("a series of marble pillars", C2E001; "the dwarves weren't fans of
+# nobody", "twirls the fans", C1E001, C2E001; "the Witcher Series" is the real world's
+# still: ``name_kinds``).
+_UNIT_REAL = REAL_WORLD - {"series", "fan", "fans"}
+# ... and its names, and those words opening a sentence ("Tickets are still available").
 REAL_WORLD_NAMES = frozenset(
     ["Twitch", "YouTube", "Youtube", "Reddit", "Twitter", "Instagram", "Patreon"]
+    + [word.capitalize() for word in _UNIT_REAL]
 )
 # Titles before a name: said of the person, no part of the name ("Lord Greyspine" is
 # ``Greyspine``, after ``lord``), when a name follows.
@@ -198,12 +225,14 @@ TITLES = _words(
     "Lord Lady Sir Dame Captain Cap King Queen Prince Princess Master Mister Mr Mrs Ms "
     "Miss Madam Baron Baroness Duke Duchess Count Countess General Commander Sheriff "
     "Brother Sister Father Mother Uncle Aunt Cousin Grandmother Grandfather Professor "
-    "Doctor Dr Archmage Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
+    "Doctor Dr Archmage Arcanist Lieutenant Sergeant Chief Elder High Herr Frau Madame Mistress "
     "Missus Warden Watcher Marquis Emperor Empress Regent Lawmaster Archduke Grand Keeper "
     "Starosta"
 )
 # Words that open a sentence before a name: never part of it.
 OPENERS = _words(
     "a an and as at but by for from if in into oh okay on or our so the then there this "
-    "to well what when where while with yeah yes you your now no hey hi hello thanks"
+    "to well what when where while with yeah yes you your now no hey hi hello thanks "
+    # a question word or a pronoun with its verb: "Where's Thompson?"
+    "here's how's it's let's that's there's what's where's who's"
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -22,6 +23,8 @@ from streamer.domain.dnd.name_cues import (
     DEITY_AFTER,
     DEITY_BEFORE,
     DEITY_OF,
+    DIRECTIONS,
+    FAMILY_AFTER,
     GAME_TERMS,
     LANGUAGES,
     NOT_NAMES,
@@ -31,15 +34,20 @@ from streamer.domain.dnd.name_cues import (
     PLACE_AFTER,
     PLACE_BEFORE,
     PLACE_OF,
+    PLACE_TWO,
     PLACE_WORDS,
     POSSESSIVES,
 )
+from streamer.domain.dnd.name_kinds import other_kind
 from streamer.domain.dnd.party_inference import party_names
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
 from streamer.domain.dnd.spell_catalog import srd_spells
 from streamer.framework.names import name_key
 
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
+OPENED_REST = 4
+PLAYERS_PLACE = 2  # place cues of a name the players alone say
+_GROUP_FIRSTS = frozenset(group.split()[0] for group in PARTY_GROUPS)
 TITLED = frozenset(title.lower() for title in TITLES)
 
 
@@ -88,7 +96,10 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
         words = name.split()
         first = words[0]
         while len(words) > 1 and (
-            first in TITLES or first.lower() in OPENERS or _opener(first, counts, survey)
+            first in TITLES
+            or first.lower() in OPENERS
+            or _opener(words, counts, survey)
+            or srd_spells().known(first) is not None  # "I Polymorph Trinket"
         ):
             opened = NameCounts()
             _add(opened, counts)
@@ -96,24 +107,59 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
             opened.before[first.lower()] += counts.said - counts.mid_sentence
             counts, words = opened, words[1:]
             first = words[0]
+        counts, words = _after_title(counts, words)
         _add(names.setdefault(" ".join(words), NameCounts()), counts)
     return names
 
 
-def _opener(word: str, counts: NameCounts, survey: NameSurvey) -> bool:
+def _after_title(counts: NameCounts, words: list[str]) -> tuple[NameCounts, list[str]]:
+    """A title inside a name ("the Carnival Master Gustav Fletching"): the name is the
+    words after it, said after the title."""
+    inside = [
+        at for at, word in enumerate(words[1:-1], 1) if word in TITLES and "of" not in words[:at]
+    ]  # not "the Writ of Lawmaster Intent"
+    if not inside:
+        return counts, words
+    return _titled(counts, words, inside[-1])
+
+
+def _titled(counts: NameCounts, words: list[str], at: int) -> tuple[NameCounts, list[str]]:
+    """The name after its title ``words[at]``: said after the title each time."""
+    titled = NameCounts()
+    _add(titled, counts)
+    titled.mid_sentence = counts.said
+    titled.before = Counter({words[at].lower(): counts.said})
+    titled.before_two = Counter()
+    return titled, words[at + 1 :]
+
+
+def _opener(words: list[str], counts: NameCounts, survey: NameSurvey) -> bool:
     """A common word opening a sentence before a name: the session says it in lower case,
-    and the longer name never in the middle of a sentence (or it is a contraction)."""
+    and the longer name never in the middle of a sentence (or it is a contraction); or a
+    longer name never said in the middle of a sentence whose other words are, twice as
+    often as it is said ("Signed Algar." once, "Algar" 32 times, C2E035)."""
+    word = words[0]
+    if counts.said == 1 and counts.mid_sentence == 0:
+        rest = survey.names.get(" ".join(words[1:]))
+        if rest is not None and rest.mid_sentence >= OPENED_REST:
+            return True
     common = survey.lower[word.lower()] > 0
     return common and (counts.mid_sentence == 0 or "'" in word)
 
 
-def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
+def _groups(
+    names: Mapping[str, NameCounts], gm: str, lower: Mapping[str, int] | None = None
+) -> list[_Group]:
     """Rule 1: one-word names joined to the one longer name holding them, unless the word
-    alone is told another kind than the longer name alone."""
+    alone is told another kind than the longer name alone, or is a word the session says
+    in lower case at least as often (``lower``: "My" never joins "My Little Pony")."""
+    lower = lower or {}
     longer = sorted((name for name in names if " " in name), key=lambda n: (-len(n), n))
     holders: dict[str, list[str]] = {}
     for name in longer:
         words = name.split()
+        if "of" in words:  # "Third House of Whitestone" holds no "Whitestone"
+            continue
         for word in {words[0], words[-1]}:
             holders.setdefault(word, []).append(name)
     groups = {name: _Group(name, [name]) for name in names if " " in name}
@@ -121,6 +167,9 @@ def _groups(names: Mapping[str, NameCounts], gm: str) -> list[_Group]:
         if " " in name:
             continue
         own = _kind(names[name], [name], gm)
+        if lower.get(name.lower(), 0) >= names[name].said:
+            groups[name] = _Group(name, [name])
+            continue
         holding = [
             longer
             for longer in holders.get(name, [])
@@ -146,6 +195,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.after.update(counts.after)
     total.before_two.update(counts.before_two)
     total.addressed.update(counts.addressed)
+    total.hailed.update(counts.hailed)
     total.answered.update(counts.answered)
     total.out_of_game += counts.out_of_game
 
@@ -177,7 +227,7 @@ def classify(
     party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
     npcs: dict[str, str] = {}
     places: dict[str, str] = {}
-    groups = _groups(openings_split(survey), gm)
+    groups = _groups(openings_split(survey), gm, survey.lower)
     owned = party_names({g.name: g.counts for g in groups}, gm) if not party else frozenset()
     for group in groups:
         keys = {name_key(form) for form in group.forms}
@@ -193,8 +243,22 @@ def classify(
         target = npcs if kind == "npc" else places if kind == "place" else None
         if target is not None:
             target.update(dict.fromkeys(group.forms, name))
+    npcs, places = _demonyms_out(npcs, places)
     short = {form for forms in (npcs, places) for form, name in forms.items() if form != name}
     return WorldNames(npcs, places, frozenset(short))
+
+
+def _demonyms_out(
+    npcs: dict[str, str], places: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Without the names that are a place's demonym: the place's name and "n", "an", "ian"
+    or "ean" ("Draconian" of "Draconia", C1E001; "Emonian" of "Emon")."""
+    stems = set(places.values())
+    demonyms = {place + end for place in stems for end in ("n", "an", "ian", "ean")}
+    return (
+        {form: name for form, name in npcs.items() if name not in demonyms},
+        {form: name for form, name in places.items() if name not in demonyms},
+    )
 
 
 def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:
@@ -210,9 +274,9 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
     counts = group.counts
     if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
         return False
-    if not counts.speakers[gm] and not _place_word(group.forms):
-        return False  # the players' talk: out of the game, or a joke
-    introduced = counts.before["named"] + counts.before["called"]
+    if not counts.speakers[gm] and not _players_place(group, gm):
+        return False  # the players' talk: out of the game, or a joke ("so Baldur's Gate")
+    introduced = counts.before["named"] + counts.before["called"] + _placed(counts)
     introduced += sum(n for word, n in counts.before.items() if word in TITLED)
     if counts.said < 2 and not (introduced or _place_word(group.forms)):
         return False
@@ -224,8 +288,10 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
             return False
         if len(words[0]) == 1 or form in TITLES or form in NOT_NAMES or form in GAME_TERMS:
             return False
-        if form in PARTY_GROUPS:
-            return False
+        if form in PARTY_GROUPS or (len(words) > 1 and words[0] in _GROUP_FIRSTS):
+            return False  # the party's group, or a joke on it ("the Mighty Seven")
+    if other_kind(group.name, counts):  # a group, a spell or a feature, the real world
+        return False
     owned = sum(n for word, n in counts.before.items() if word in POSSESSIVES)
     if owned * 2 >= counts.said:  # "my Transmuter's Stone": an item or a feature
         return False
@@ -233,6 +299,28 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
         return False
     plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
     return not (plural and counts.before["the"] * 2 >= counts.said)
+
+
+def _placed(counts: NameCounts) -> int:
+    """How often a name is said after "the city of", "the town of"... or "welcome to"."""
+    return sum(
+        n
+        for two, n in counts.before_two.items()
+        if two in PLACE_TWO or (two.endswith(" of") and two.split()[0] in PLACE_OF)
+    )
+
+
+def _players_place(group: _Group, gm: str) -> bool:
+    """A place word in the name, said after "the" in the middle of a sentence ("we were at
+    the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy."),
+    or place cues at least twice and no person cue ("live in Syngorn", "the capital of
+    Syngorn", C1E001), or a person's title twice and no place cue ("Lady Delilah")."""
+    after_the = any(n and two.endswith(" the") for two, n in group.counts.before_two.items())
+    if after_the and _place_word(group.forms):
+        return True
+    person, place, _ = _cues(group.counts, group.forms, True, gm)
+    titled = sum(n for word, n in group.counts.before.items() if word in TITLED)
+    return (place >= PLAYERS_PLACE and not person) or (titled >= PLAYERS_PLACE and not place)
 
 
 def _role(group: _Group) -> bool:
@@ -254,29 +342,38 @@ def _family(name: str, survey: NameSurvey) -> bool:
 def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) -> str | None:
     """Rule 4: ``npc``, ``place`` or ``None``; ``common``: a word of the name is said in
     lower case too ("Stunning Strike"), so it is no first and last name."""
-    if _place_word(forms):
+    if _place_word(forms) or any(" " in form and form.split()[0] in DIRECTIONS for form in forms):
+        return "place"  # "Greyspine Manor", "Western Wynandir"
+    person, place, deity = _cues(counts, forms, common, gm)
+    if place > person:
         return "place"
+    if person > place and deity * 2 < counts.said:
+        return "npc"
+    return None
+
+
+def _cues(counts: NameCounts, forms: list[str], common: bool, gm: str) -> tuple[float, float, int]:
+    """A name's person, place and deity cues (rule 4)."""
     deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
     deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
     person: float = sum(
         n for word, n in counts.before.items() if word in PERSON_BEFORE or word in TITLED
     )
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
-    person += sum(n for who, n in counts.addressed.items() if who != gm)
+    # said to someone; by the game master, in an NPC's voice, opening a sentence or in a
+    # unit that quotes: "Cloen, wake up!", not "His own tinkered construction, Bad News."
+    person += sum(n for who, n in counts.addressed.items() if who != gm) + counts.hailed[gm]
     place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
     place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
     for two, n in counts.before_two.items():  # "city of Emon", "into the Underdark"
         first, _, second = two.partition(" ")
         place += n * (
-            (second == "of" and first in PLACE_OF) or (second == "the" and first in PLACE_BEFORE)
+            (second == "of" and first in PLACE_OF)
+            or (second == "the" and first in PLACE_BEFORE)
+            or two in PLACE_TWO
         )
         deity += n * (second == "of" and first in DEITY_OF)
-    several = any(" " in form or "-" in form for form in forms)
-    if several:
-        place += counts.before["the"] / 2
-        person += counts.before["the"] == 0 and not common  # a first and a last name
-    if place > person:
-        return "place"
-    if person > place and deity * 2 < counts.said:
-        return "npc"
-    return None
+    if any(" " in form or "-" in form for form in forms):  # "the Leaky Tap", a first and last
+        place += max(0, counts.before["the"] - sum(counts.after[w] for w in FAMILY_AFTER)) / 2
+        person += counts.before["the"] == 0 and not common  # name; not "the Vedmeyer estate"
+    return person, place, deity
