@@ -8,12 +8,12 @@ records stored as its own answer, keyed by the run's model lanes (``LanePlan.key
 with it) so that a rerun with the same lanes finds them and a change of lanes asks
 again. A chunk that only one lane still needs is asked as per-lane requests ask it.
 
-A lane whose part is invalid (missing, not its records, or the whole answer cut at
-``max_tokens``) is asked again alone, as a per-lane request (and fails alone, as a
-per-lane lane would); the others keep their part. The structured-output mode is
-negotiated as for single lanes: the first combined request is the probe, a refused
-format tries the next mode, and a chunk whose every mode was refused asks its lanes
-alone. Each lane's receipt counts the combined requests it was in
+A lane whose part is invalid (missing, not its records, or cut at ``max_tokens``: the
+members written whole before the cut are kept) is asked again alone, as a per-lane
+request (and fails alone, as a per-lane lane would); the others keep their part. The
+structured-output mode is negotiated as for single lanes: the first combined request is
+the probe, a refused format tries the next mode, and a chunk whose every mode was
+refused asks its lanes alone. Each lane's receipt counts the combined requests it was in
 (``combined_requests``) and an even share of their tokens, so that the lanes' sums are
 the server's.
 """
@@ -32,7 +32,7 @@ from streamer.extraction.combined import (
     split_answer,
 )
 from streamer.extraction.requests import request_body
-from streamer.extraction.responses import InvalidAnswer
+from streamer.extraction.responses import TRUNCATED, InvalidAnswer
 from streamer.extraction.run import LanePlan, ModelAsker
 from streamer.extraction.transport import Completion, FormatRefused, RequestFailed
 
@@ -184,10 +184,10 @@ class CombinedAsker(ModelAsker):
             stats.completion_tokens += answer[index]
             if cached is not None:
                 stats.cached_tokens = (stats.cached_tokens or 0) + cached[index]
-            if completion.finish_reason == "length":
-                stats.truncated += 1
             records = split[lane.lane_id]
             if isinstance(records, InvalidAnswer):
+                if records.problem == TRUNCATED:  # its part was cut (or not reached)
+                    stats.truncated += 1
                 invalid.append(lane)
                 continue
             key = lane.key(chunk, mode, asked)
