@@ -22,7 +22,7 @@ from streamer import api
 from streamer.cli.extract_command import ChunkProgressLine
 from streamer.domain.dnd.prompts import PREAMBLE
 from streamer.extraction.requests import ASK_AGAIN, ASK_SHORTER
-from streamer.extraction.response_schema import response_schema, strict_schema
+from streamer.extraction.response_schema import grammar_schema, response_schema, strict_schema
 from streamer.extraction.transport import ChatTransport, retry_after_seconds
 from streamer.framework.errors.types import ConfigurationError
 from tests.extract_support import (
@@ -176,18 +176,24 @@ def test_json_object_mode_sends_no_schema(tmp_path: Path) -> None:
     }
 
 
-def test_json_object_schema_mode_keeps_min_items_for_the_servers_grammar(tmp_path: Path) -> None:
+def test_json_object_schema_mode_keeps_what_the_servers_grammar_enforces(tmp_path: Path) -> None:
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url, structured_output="json_object_schema")
         extract(config, tmp_path / "out")
     (sent,) = {json.dumps(r.body["response_format"]) for r in server.requests}
     schema = json.loads(sent)["schema"]
     kind = next(iter(k for k in api.default_registry() if k.name == "dnd/spell-casts"))
-    assert schema == strict_schema(response_schema(kind), frozenset({"minItems"}))
-    refs = schema["properties"]["records"]["items"]["properties"]["source_refs"]
-    assert refs["minItems"] == 1 and "minLength" not in sent  # a cited unit, at least
-    strict = strict_schema(response_schema(kind))
-    assert "minItems" not in json.dumps(strict)  # json_schema mode: OpenAI's strict subset
+    assert schema == grammar_schema(response_schema(kind))
+    record = schema["properties"]["records"]["items"]["properties"]
+    assert record["source_refs"]["minItems"] == 1  # a cited unit, at least
+    assert record["spell"] == {"type": "string", "minLength": 1}
+    # a nullable string's bound on its string alternative (the converter would drop it)
+    assert record["caster"] == {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
+    unit = schema["$defs"]["source_reference"]["properties"]["start_unit_id"]
+    assert unit == {"type": "string", "minLength": 1}
+    strict = json.dumps(strict_schema(response_schema(kind)))
+    # json_schema mode: OpenAI's strict subset
+    assert "minItems" not in strict and "minLength" not in strict and "anyOf" not in strict
 
 
 def test_the_strict_variant_leaves_the_full_schema_unchanged() -> None:

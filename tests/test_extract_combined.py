@@ -27,7 +27,7 @@ from streamer.extraction.combined import (
 )
 from streamer.extraction.combined_run import asked_lanes, shares
 from streamer.extraction.requests import ASK_SHORTER
-from streamer.extraction.response_schema import GRAMMAR_KEPT, strict_schema
+from streamer.extraction.response_schema import grammar_schema
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer
 from streamer.framework.kinds.extraction_spec import ShownUnit
 from tests.extract_support import (
@@ -322,7 +322,7 @@ def test_the_combined_schema_takes_each_lanes_answer_and_nothing_else() -> None:
     assert combined_format(parts, "none") is None
     assert combined_format(parts, "json_object_schema") == {
         "type": "json_object",
-        "schema": strict_schema(combined_schema(parts), GRAMMAR_KEPT),
+        "schema": grammar_schema(combined_schema(parts)),
     }
 
 

@@ -67,6 +67,32 @@ def test_llama_cpp_gets_cache_prompt_and_its_timings_are_recorded(tmp_path: Path
     assert lane["server"] == {"prompt_evaluated": 180, "prompt_ms": 37.5, "predicted_ms": 90.8}
 
 
+def test_a_combined_requests_timings_are_shared_by_its_lanes(tmp_path: Path) -> None:
+    """Each lane of a combined request gets an even share of its figures; the lanes' sums
+    are the server's."""
+
+    def script(request: Request) -> Reply:
+        reply = Reply(content='{"spells": {"records": []}, "npcs": {"records": []}}')
+        reply.timings = {**TIMINGS, "prompt_n": 61}
+        return reply
+
+    lanes = [
+        {"id": "spells", "artifact_kind": "dnd/spell-casts"},
+        {"id": "npcs", "artifact_kind": "dnd/npcs"},
+    ]
+    with fake_server(script, LLAMA_PROPS) as server:
+        config = write_config(
+            tmp_path, server.base_url, max_units=4, lanes=lanes, requests="combined"
+        )
+        source = session_prefix(tmp_path / "three.jsonl", 12)
+        result = api.extract(api.load_config(config), source, tmp_path / "out")
+    assert len(server.requests) == 3
+    assert [dict(lane)["server"] for lane in result.lanes] == [
+        {"prompt_evaluated": 93, "prompt_ms": 18.8, "predicted_ms": 45.4},
+        {"prompt_evaluated": 90, "prompt_ms": 18.8, "predicted_ms": 45.4},
+    ]
+
+
 def _timed(request: Request) -> Reply:
     reply = cites_first_unit(request)
     reply.timings = TIMINGS

@@ -16,8 +16,9 @@ the lanes' own.
 
 The answer is split back lane by lane (``split_answer``): each member is validated as that
 lane's answer would be; a lane whose member is missing or invalid gets the problem
-instead, and is asked again alone (in the per-lane layout). An answer cut at
-``max_tokens`` leaves every lane's part invalid.
+instead, and is asked again alone (in the per-lane layout). Of an answer cut at
+``max_tokens``, the members written whole before the cut are read
+(``cut_answer.complete_members``); the lanes of the others are cut.
 """
 
 from __future__ import annotations
@@ -26,11 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
+from streamer.extraction.cut_answer import complete_members
 from streamer.extraction.requests import QUESTION_SEPARATOR, UNITS_HEADER, schema_format
 from streamer.extraction.response_schema import response_schema
-from streamer.extraction.responses import TRUNCATED, InvalidAnswer, parse_records
+from streamer.extraction.responses import TRUNCATED, InvalidAnswer, decode_answer, parse_records
 from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
@@ -120,20 +120,23 @@ def split_answer(
     def every(problem: str) -> dict[str, list[dict[str, Any]] | InvalidAnswer]:
         return {part.lane_id: InvalidAnswer(problem) for part in parts}
 
-    if finish_reason == "length":
-        return every(TRUNCATED)
     if not content:
-        return every("$ is empty")
-    try:
-        data = msgspec.json.decode(content)
-    except msgspec.DecodeError:
-        return every("$ is not valid JSON")
+        return every(TRUNCATED if finish_reason == "length" else "$ is empty")
+    if finish_reason == "length":  # the members written whole before the cut
+        data = complete_members(content)
+        missing = TRUNCATED
+    else:
+        try:
+            data = decode_answer(content)
+        except InvalidAnswer as invalid:
+            return every(invalid.problem)
+        missing = "$ has no member {lane_id}"
     if type(data) is not dict:
         return every("$ must be an object with one member per question")
     out: dict[str, list[dict[str, Any]] | InvalidAnswer] = {}
     for part in parts:
         if part.lane_id not in data:
-            out[part.lane_id] = InvalidAnswer(f"$ has no member {part.lane_id}")
+            out[part.lane_id] = InvalidAnswer(missing.format(lane_id=part.lane_id))
             continue
         try:
             out[part.lane_id] = parse_records(part.kind, data[part.lane_id])

@@ -8,14 +8,14 @@ records stored as its own answer, keyed by the run's model lanes (``LanePlan.key
 with it) so that a rerun with the same lanes finds them and a change of lanes asks
 again. A chunk that only one lane still needs is asked as per-lane requests ask it.
 
-A lane whose part is invalid (missing, not its records, or the whole answer cut at
-``max_tokens``) is asked again alone, as a per-lane request (and fails alone, as a
-per-lane lane would); the others keep their part. The structured-output mode is
-negotiated as for single lanes: the first combined request is the probe, a refused
-format tries the next mode, and a chunk whose every mode was refused asks its lanes
-alone. Each lane's receipt counts the combined requests it was in
-(``combined_requests``) and an even share of their tokens, so that the lanes' sums are
-the server's.
+A lane whose part is invalid (missing, not its records, or cut at ``max_tokens``: the
+members written whole before the cut are kept) is asked again alone, as a per-lane
+request (and fails alone, as a per-lane lane would); the others keep their part. The
+structured-output mode is negotiated as for single lanes: the first combined request is
+the probe, a refused format tries the next mode, and a chunk whose every mode was
+refused asks its lanes alone. Each lane's receipt counts the combined requests it was in
+(``combined_requests``) and an even share of their tokens and of the server's own figures
+(llama.cpp's ``timings``), so that the lanes' sums are the server's.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from streamer.extraction.combined import (
     split_answer,
 )
 from streamer.extraction.requests import request_body
-from streamer.extraction.responses import InvalidAnswer
+from streamer.extraction.responses import TRUNCATED, InvalidAnswer
 from streamer.extraction.run import LanePlan, ModelAsker
+from streamer.extraction.server_figures import ServerTimings
 from streamer.extraction.transport import Completion, FormatRefused, RequestFailed
 
 Job = tuple[list[LanePlan], ExtractionChunk] | None
@@ -184,10 +185,11 @@ class CombinedAsker(ModelAsker):
             stats.completion_tokens += answer[index]
             if cached is not None:
                 stats.cached_tokens = (stats.cached_tokens or 0) + cached[index]
-            if completion.finish_reason == "length":
-                stats.truncated += 1
+            stats.server.add(share_of(completion.timings, index, count))
             records = split[lane.lane_id]
             if isinstance(records, InvalidAnswer):
+                if records.problem == TRUNCATED:  # its part was cut (or not reached)
+                    stats.truncated += 1
                 invalid.append(lane)
                 continue
             key = lane.key(chunk, mode, asked)
@@ -196,6 +198,20 @@ class CombinedAsker(ModelAsker):
             lane.keys[chunk.chunk_id] = key
             self._done(lane)
         return invalid
+
+
+def share_of(timings: ServerTimings | None, index: int, count: int) -> ServerTimings | None:
+    """The ``index``-th of ``count`` shares of a combined request's server figures: the
+    tokens as ``shares`` splits them, the milliseconds evenly (so the lanes' sums are the
+    server's)."""
+    if timings is None:
+        return None
+    evaluated = timings.prompt_evaluated
+    return ServerTimings(
+        None if evaluated is None else shares(evaluated, count)[index],
+        None if timings.prompt_ms is None else timings.prompt_ms / count,
+        None if timings.predicted_ms is None else timings.predicted_ms / count,
+    )
 
 
 def asked_lanes(lanes: list[LanePlan]) -> list[Any]:

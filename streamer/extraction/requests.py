@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from streamer.extraction.response_schema import GRAMMAR_KEPT, response_schema, strict_schema
+from streamer.extraction.response_schema import grammar_schema, response_schema, strict_schema
 from streamer.framework.kinds.extraction_spec import Prompt, ShownUnit
 from streamer.framework.kinds.registry import ArtifactKind
 
@@ -80,7 +80,8 @@ def ask_shorter(conversation: list[dict[str, str]]) -> list[dict[str, str]]:
 def response_format(kind: ArtifactKind[Any], mode: str) -> dict[str, Any] | None:
     """The ``response_format`` of ``mode`` (one of ``MODES``): ``json_schema``, the strict
     schema of the kind's answer; ``json_object_schema``, the same schema (with its
-    ``minItems``, which the server's grammar enforces) in llama-cpp-python's form;
+    ``minItems`` and ``minLength``, which the server's grammar enforces) in
+    llama-cpp-python's form;
     ``json_object``, JSON only; ``none``, no ``response_format``."""
     return schema_format(kind.schema.name, lambda: response_schema(kind), mode)
 
@@ -95,7 +96,7 @@ def schema_format(
     if mode == "json_object":
         return {"type": "json_object"}
     if mode == "json_object_schema":
-        return {"type": "json_object", "schema": strict_schema(schema(), GRAMMAR_KEPT)}
+        return {"type": "json_object", "schema": grammar_schema(schema())}
     strict = strict_schema(schema())
     return {
         "type": "json_schema",

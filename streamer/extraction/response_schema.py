@@ -6,8 +6,10 @@ nothing it says is lost. ``strict_schema`` is what is sent as ``response_format`
 ``json_schema`` mode: OpenAI's strict mode wants every property required and
 ``additionalProperties: false`` on every object, and some servers refuse keywords such as
 ``minLength`` or ``minItems``; the strict variant drops those (they are still checked on
-our side) and keeps the types, enums, nullability and ``$defs``. In ``json_object_schema``
-mode (llama-cpp-python, whose grammar enforces it) it keeps ``minItems`` (``GRAMMAR_KEPT``).
+our side) and keeps the types, enums, nullability and ``$defs``. ``grammar_schema`` is what
+is sent in ``json_object_schema`` mode (llama-cpp-python turns it into a grammar that the
+answer cannot leave): the strict variant keeping what that grammar enforces
+(``GRAMMAR_KEPT``), so that a model cannot answer ``"source_refs": []`` or an empty unit ID.
 """
 
 from __future__ import annotations
@@ -52,9 +54,10 @@ def response_schema(kind: ArtifactKind[Any]) -> dict[str, Any]:
     return schema
 
 
-# What llama-cpp-python's grammar (``json_object_schema``) enforces of them: without it a
-# model may answer ``"source_refs": []``, which the support check then rejects.
-GRAMMAR_KEPT = frozenset({"minItems"})
+# What llama-cpp-python's grammar (``json_object_schema``) enforces of them: without them a
+# model may answer ``"source_refs": []`` or ``"start_unit_id": ""``, which validation then
+# rejects (and the lane is asked again, or fails).
+GRAMMAR_KEPT = frozenset({"minItems", "minLength"})
 
 
 def strict_schema(schema: Any, keep: frozenset[str] = frozenset()) -> Any:
@@ -75,4 +78,30 @@ def strict_schema(schema: Any, keep: frozenset[str] = frozenset()) -> Any:
     if "properties" in out:
         out["required"] = list(out["properties"])
         out["additionalProperties"] = False
+    return out
+
+
+def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``json_object_schema`` variant of ``schema``: strict, keeping ``GRAMMAR_KEPT``,
+    and a nullable string's ``minLength`` moved onto its string alternative (``anyOf``):
+    llama-cpp-python's converter reads ``"type": ["string", "null"]`` as the bare types and
+    would drop it."""
+    converted: dict[str, Any] = _alternatives(strict_schema(schema, GRAMMAR_KEPT))
+    return converted
+
+
+def _alternatives(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_alternatives(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _alternatives(value) for key, value in schema.items()}
+    types = out.get("type")
+    if isinstance(types, list) and "minLength" in out:
+        bound = out.pop("minLength")
+        out.pop("type")
+        out["anyOf"] = [
+            {"type": each, "minLength": bound} if each == "string" else {"type": each}
+            for each in types
+        ]
     return out

@@ -7,6 +7,7 @@ when it is asked again, and what the run reports.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -16,6 +17,14 @@ from streamer.framework.kinds.records import RecordError
 from streamer.framework.kinds.registry import ArtifactKind
 
 TRUNCATED = "the answer reached max_tokens"
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+# JSON, but a raw control character inside a string is read as that character
+LENIENT = json.JSONDecoder(strict=False, parse_constant=_not_json)
 
 
 class InvalidAnswer(Exception):
@@ -35,11 +44,22 @@ def parse_answer(
         raise InvalidAnswer(TRUNCATED)
     if not content:
         raise InvalidAnswer("$ is empty")
+    return parse_records(kind, decode_answer(content))
+
+
+def decode_answer(content: str) -> Any:
+    """The answer's JSON; a raw control character inside a string (a line break, a tab),
+    which JSON forbids but llama-cpp-python's grammar lets a model write, is read as that
+    character. ``InvalidAnswer`` when it is not JSON even so (``NaN`` and ``Infinity`` are
+    not JSON)."""
     try:
-        data = msgspec.json.decode(content)
+        return msgspec.json.decode(content)
     except msgspec.DecodeError:
+        pass
+    try:
+        return LENIENT.decode(content)
+    except ValueError:
         raise InvalidAnswer("$ is not valid JSON") from None
-    return parse_records(kind, data)
 
 
 def parse_records(kind: ArtifactKind[Any], data: Any) -> list[dict[str, Any]]:
