@@ -28,6 +28,9 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	# An editable install compiles nothing, and a shell with PYTHONDONTWRITEBYTECODE set
+	# would compile streamer's modules again at every start: compiled once here.
+	$(BIN)/python -m compileall -q streamer
 	touch $(STAMP)
 
 # The demo starts from a transcript: import it (into the ignored build/), chunk it,
