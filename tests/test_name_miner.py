@@ -321,6 +321,16 @@ KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
         {},
         {"Value of Valor": "Value of Valor", "Whitestone": "Whitestone"},
     ),
+    "a place the game master says once after its preposition, as it is": (
+        [
+            ("MATT", "The rural region, especially near Felderwin, farms."),
+            ("MATT", "I was assigned here from Port Zoon, a while back. We left port."),
+            ("MATT", "So he's Steve Martin in The Jerk, yeah. Their job from The Gentleman."),
+            ("LAURA", "I grew up in Nantucket."),
+        ],
+        {},
+        {"Felderwin": "Felderwin", "Port Zoon": "Port Zoon"},
+    ),
     "the game master's appositive is no address, a common word no short form": (
         APPOSITIVES,
         {"Fitz": "Fitz"},

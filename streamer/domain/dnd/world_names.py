@@ -278,7 +278,7 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
         return False  # the players' talk: out of the game, or a joke ("so Baldur's Gate")
     introduced = counts.before["named"] + counts.before["called"] + _placed(counts)
     introduced += sum(n for word, n in counts.before.items() if word in TITLED)
-    if counts.said < 2 and not (introduced or _place_word(group.forms)):
+    if counts.said < 2 and not (introduced or _place_word(group.forms) or _gone(group, survey, gm)):
         return False
     for form in group.forms:
         words = form.split()
@@ -299,6 +299,20 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
         return False
     plural = " " not in group.name and group.name.endswith("s")  # "the Carvers", a guild
     return not (plural and counts.before["the"] * 2 >= counts.said)
+
+
+def _gone(group: _Group, survey: NameSurvey, gm: str) -> bool:
+    """A name said once, by the game master, after a place's preposition, as it is ("near
+    Felderwin", C2E001; "from Port Zoon", C2E035); not the end of a longer run of capitalized
+    words ("in The Jerk", "from The Gentleman": a title, a role)."""
+    counts = group.counts
+    whole = survey.names.get(group.name)
+    return (
+        counts.speakers[gm] == counts.said
+        and whole is not None
+        and whole.said == counts.said
+        and any(counts.before[word] for word in PLACE_BEFORE)
+    )
 
 
 def _placed(counts: NameCounts) -> int:
