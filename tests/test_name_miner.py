@@ -331,6 +331,18 @@ KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
         {},
         {"Felderwin": "Felderwin", "Port Zoon": "Port Zoon"},
     ),
+    "a name the game master quotes alone, first, is a person's": (
+        [
+            ("MATT", 'He gives you a keen look and says, "Tremaine."'),
+            ("LAURA", "Tremaine."),
+            ("LAURA", '"Shedulable."'),
+            ("MATT", '"Shedulable."'),
+            ("MATT", '"Unfortunately." He nods. "Mm-hm." Then, "Mm-hm."'),
+            ("MATT", '"Giles!" One of them comes over. "Aye?"'),
+        ],
+        {"Tremaine": "Tremaine"},
+        {},
+    ),
     "the game master's appositive is no address, a common word no short form": (
         APPOSITIVES,
         {"Fitz": "Fitz"},
@@ -360,6 +372,8 @@ def test_of_echoes_quotes_and_the_game_s_own_words() -> None:
     survey = surveyed(APPOSITIVES)
     assert survey.names["Bad News"].hailed == {}
     assert survey.names["Fitz"].hailed == {"MATT": 2}
+    told = surveyed([("LAURA", "Who? Flynn?"), ("MATT", 'He says, "Flynn." "Flynn!"')])
+    assert (told.names["Flynn"].alone, told.names["Flynn"].first) == ({"MATT": 2}, (1, "LAURA"))
     # the game's own "series" and "fans": "a series of tunnels", "weren't fans of nobody"
     game = [("MATT", "A series of tunnels to the Armavault. The dwarves weren't fans of Kima.")]
     assert surveyed(game).names["Armavault"].out_of_game == 0

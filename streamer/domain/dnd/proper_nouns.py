@@ -35,6 +35,8 @@ _RUN = re.compile(
 # The word before a name and what lies between them; the word after it.
 _BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
+# A name quoted alone, said or called: '"Tremaine."', '"Giles!"'.
+_ALONE = re.compile(r'"([^"\s]+(?: [^"\s]+)*?)[.!]"')
 _LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
 
@@ -63,6 +65,8 @@ class NameCounts:
     hailed: Counter[str] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)  # who speaks next, when another
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
+    alone: Counter[str] = field(default_factory=Counter)  # speakers quoting it alone: '"Adra."'
+    first: tuple[int, str] = (-1, "")  # the unit that says it first, and its speaker
 
 
 @dataclass
@@ -89,12 +93,17 @@ class NameSurvey:
         real = not _UNIT_REAL.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         vocatives: list[str] = []
         quoted = '"' in text  # someone's words: "Okay, Fitz? This is the girl..."
+        alone = set(_ALONE.findall(text)) if quoted else set()
         for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
             if counts is None:
                 counts = self.names[name] = NameCounts()
+            if not counts.said:
+                counts.first = (self.units, who)
             counts.said += 1
             counts.speakers[who] += 1
+            if name in alone:
+                counts.alone[who] += 1
             if not start:
                 counts.mid_sentence += 1
             if previous:
