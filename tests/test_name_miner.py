@@ -343,6 +343,16 @@ KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
         {"Tremaine": "Tremaine"},
         {},
     ),
+    "a name joined by and to a person's is a person's": (
+        [
+            ("MATT", "Your friend, Balgus, was here. His name is Balan."),
+            ("MARISHA", "We made comment cards for Balan."),
+            ("MATT", "There we go. Balgus and Balan."),
+            ("MATT", "Austin and Gail look past. Then Gail and Austin smile."),
+        ],
+        {name: name for name in ["Austin", "Balan", "Balgus", "Gail"]},
+        {},
+    ),
     "the game master's appositive is no address, a common word no short form": (
         APPOSITIVES,
         {"Fitz": "Fitz"},
@@ -374,6 +384,8 @@ def test_of_echoes_quotes_and_the_game_s_own_words() -> None:
     assert survey.names["Fitz"].hailed == {"MATT": 2}
     told = surveyed([("LAURA", "Who? Flynn?"), ("MATT", 'He says, "Flynn." "Flynn!"')])
     assert (told.names["Flynn"].alone, told.names["Flynn"].first) == ({"MATT": 2}, (1, "LAURA"))
+    joined = surveyed([("MATT", "Austin and Gail wave. Then Gail and Austin, and Bo.")]).names
+    assert (joined["Austin"].joined, joined["Bo"].joined) == ({"Gail": 2}, {})
     # the game's own "series" and "fans": "a series of tunnels", "weren't fans of nobody"
     game = [("MATT", "A series of tunnels to the Armavault. The dwarves weren't fans of Kima.")]
     assert surveyed(game).names["Armavault"].out_of_game == 0

@@ -37,7 +37,7 @@ PERSON_BEFORE = _words(
 # After a person: a speech or gesture verb, "who", a pronoun ("Talwyn nods", "Talwyn, he...").
 PERSON_AFTER = _words(
     "answers asked asks continues exclaims glances goes grins hands he herself himself "
-    "laughed laughs leans looked looks nodded nods pauses pulls reaches replied replies "
+    "laughed laughs leans look looked looks nodded nods pauses pulls reaches replied replies "
     "responds said says shakes she shouts shrugs sighs sits smiled smiles speaks stands "
     "steps tells told turned turns walked walks whispers who yells "
     # what someone does in a fight ("Marius fails", "Marius misses")

@@ -37,6 +37,8 @@ _BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
 # A name quoted alone, said or called: '"Tremaine."', '"Giles!"'.
 _ALONE = re.compile(r'"([^"\s]+(?: [^"\s]+)*?)[.!]"')
+# Two one-word names joined by "and": "Austin and Gail look past".
+_PAIR = re.compile(r"(?<![\w'-])([A-Z][\w'-]*) and ([A-Z][\w'-]*)(?![\w'-])")
 _LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
 
@@ -67,6 +69,7 @@ class NameCounts:
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
     alone: Counter[str] = field(default_factory=Counter)  # speakers quoting it alone: '"Adra."'
     first: tuple[int, str] = (-1, "")  # the unit that says it first, and its speaker
+    joined: Counter[str] = field(default_factory=Counter)  # "Austin and Gail": the other
 
 
 @dataclass
@@ -119,6 +122,10 @@ class NameSurvey:
                 vocatives.append(name)
             if real:
                 counts.out_of_game += 1
+        for one, other in _PAIR.findall(text):
+            if one in self.names and other in self.names:
+                self.names[one].joined[other] += 1
+                self.names[other].joined[one] += 1
         self.said_to = (who, tuple(dict.fromkeys(vocatives)))
 
 

@@ -193,6 +193,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.answered.update(counts.answered)
     total.out_of_game += counts.out_of_game
     total.alone.update(counts.alone)
+    total.joined.update(counts.joined)
     if total.first[0] < 0 or 0 <= counts.first[0] < total.first[0]:
         total.first = counts.first
 
@@ -224,6 +225,7 @@ def classify(
     party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
     npcs: dict[str, str] = {}
     places: dict[str, str] = {}
+    unsure: list[_Group] = []  # of the world, neither a person nor a place by its cues
     groups = _groups(openings_split(survey), gm, survey.lower)
     owned = party_names({g.name: g.counts for g in groups}, gm) if not party else frozenset()
     for group in groups:
@@ -240,6 +242,11 @@ def classify(
         target = npcs if kind == "npc" else places if kind == "place" else None
         if target is not None:
             target.update(dict.fromkeys(group.forms, name))
+        elif not _cues(group.counts, group.forms, common, gm)[1]:
+            unsure.append(group)
+    for group in unsure:  # "Austin and Gail look past": joined to a person, a person
+        if any(other in npcs for other in group.counts.joined):
+            npcs.update(dict.fromkeys(group.forms, _canonical(group, glossary)))
     npcs, places = _demonyms_out(npcs, places)
     short = {form for forms in (npcs, places) for form, name in forms.items() if form != name}
     return WorldNames(npcs, places, frozenset(short))
