@@ -36,7 +36,7 @@ _RUN = re.compile(
 _BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
 # A name quoted alone, said or called: '"Tremaine."', '"Giles!"'.
-_ALONE = re.compile(r'"([^"\s]+(?: [^"\s]+)*?)[.!]"')
+_ALONE = re.compile(r'"([A-Z][\w\'-]*(?: [A-Z][\w\'-]*)*)[.!]"')
 # Two one-word names joined by "and": "Austin and Gail look past".
 _PAIR = re.compile(r"(?<![\w'-])([A-Z][\w'-]*) and ([A-Z][\w'-]*)(?![\w'-])")
 _LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
@@ -122,7 +122,7 @@ class NameSurvey:
                 vocatives.append(name)
             if real:
                 counts.out_of_game += 1
-        for one, other in _PAIR.findall(text):
+        for one, other in _PAIR.findall(text) if " and " in text else ():
             if one in self.names and other in self.names:
                 self.names[one].joined[other] += 1
                 self.names[other].joined[one] += 1
