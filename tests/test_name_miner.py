@@ -327,6 +327,7 @@ KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
             ("MATT", "I was assigned here from Port Zoon, a while back. We left port."),
             ("MATT", "So he's Steve Martin in The Jerk, yeah. Their job from The Gentleman."),
             ("LAURA", "I grew up in Nantucket."),
+            ("MATT", "Pumat Sol waves. Kiri says it in Pumat's voice."),
         ],
         {},
         {"Felderwin": "Felderwin", "Port Zoon": "Port Zoon"},

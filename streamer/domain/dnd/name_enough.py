@@ -48,13 +48,17 @@ def told(name: str, counts: NameCounts, gm: str) -> int:
 def gone(name: str, counts: NameCounts, survey: NameSurvey, gm: str) -> bool:
     """A name said once, by the game master, after a place's preposition, as it is ("near
     Felderwin", C2E001; "from Port Zoon", C2E035); not the end of a longer run of
-    capitalized words ("in The Jerk", "from The Gentleman": a title, a role)."""
+    capitalized words ("in The Jerk", "from The Gentleman": a title, a role), nor a word
+    of a longer name ("in Pumat's voice" of "Pumat Sol")."""
     whole = survey.names.get(name)
     return (
         counts.speakers[gm] == counts.said
         and whole is not None
         and whole.said == counts.said
         and any(counts.before[word] for word in PLACE_BEFORE)
+        and not any(
+            " " in other and name in (other.split()[0], other.split()[-1]) for other in survey.names
+        )
     )
 
 
