@@ -78,7 +78,7 @@ def test_a_campaign_grown_session_by_session_is_the_one_built_at_once(tmp_path: 
     # Kiri, a guest character of S3, is an NPC of S2's bundle, and never an NPC entry
     s2 = orjson.loads((grown / "out" / "S2" / "lanes" / "npcs.json").read_bytes())
     assert [record["name"] for record in s2["records"]] == ["Pumat Sol", "Kiri"]
-    assert [entry.name for entry in registry.entries] == ["Pumat Sol", "Yussa Errenis"]
+    assert [entry.name for entry in registry.entries] == ["Pumat Sol", "Yussa Errenis", "Zadash"]
 
 
 def test_a_session_removed_from_the_manifest_leaves_no_trace(tmp_path: Path) -> None:
@@ -109,7 +109,7 @@ def test_streamer_campaign_rewrites_the_batchs_registry_and_validate_checks_it(
         "registry": REGISTRY_FILE,
         "sessions": 2,
         "published": 2,
-        "entries": {"npcs": 1},
+        "entries": {"npcs": 1, "places": 1},
         "casters": 1,
         "campaign": "index.html",
     }
@@ -119,7 +119,7 @@ def test_streamer_campaign_rewrites_the_batchs_registry_and_validate_checks_it(
         "status": "valid",
         "artifact_kind": "streamer/campaign-registry",
         "sessions": 2,
-        "entries": 1,
+        "entries": 2,
         "casters": 1,
     }
     data = orjson.loads(written)

@@ -321,6 +321,39 @@ KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
         {},
         {"Value of Valor": "Value of Valor", "Whitestone": "Whitestone"},
     ),
+    "a place the game master says once after its preposition, as it is": (
+        [
+            ("MATT", "The rural region, especially near Felderwin, farms."),
+            ("MATT", "I was assigned here from Port Zoon, a while back. We left port."),
+            ("MATT", "So he's Steve Martin in The Jerk, yeah. Their job from The Gentleman."),
+            ("LAURA", "I grew up in Nantucket."),
+            ("MATT", "Pumat Sol waves. Kiri says it in Pumat's voice."),
+        ],
+        {},
+        {"Felderwin": "Felderwin", "Port Zoon": "Port Zoon"},
+    ),
+    "a name the game master quotes alone, first, is a person's": (
+        [
+            ("MATT", 'He gives you a keen look and says, "Tremaine."'),
+            ("LAURA", "Tremaine."),
+            ("LAURA", '"Shedulable."'),
+            ("MATT", '"Shedulable."'),
+            ("MATT", '"Unfortunately." He nods. "Mm-hm." Then, "Mm-hm."'),
+            ("MATT", '"Giles!" One of them comes over. "Aye?"'),
+        ],
+        {"Tremaine": "Tremaine"},
+        {},
+    ),
+    "a name joined by and to a person's is a person's": (
+        [
+            ("MATT", "Your friend, Balgus, was here. His name is Balan."),
+            ("MARISHA", "We made comment cards for Balan."),
+            ("MATT", "There we go. Balgus and Balan."),
+            ("MATT", "Austin and Gail look past. Then Gail and Austin smile."),
+        ],
+        {name: name for name in ["Austin", "Balan", "Balgus", "Gail"]},
+        {},
+    ),
     "the game master's appositive is no address, a common word no short form": (
         APPOSITIVES,
         {"Fitz": "Fitz"},
@@ -350,6 +383,10 @@ def test_of_echoes_quotes_and_the_game_s_own_words() -> None:
     survey = surveyed(APPOSITIVES)
     assert survey.names["Bad News"].hailed == {}
     assert survey.names["Fitz"].hailed == {"MATT": 2}
+    told = surveyed([("LAURA", "Who? Flynn?"), ("MATT", 'He says, "Flynn." "Flynn!"')])
+    assert (told.names["Flynn"].alone, told.names["Flynn"].first) == ({"MATT": 2}, (1, "LAURA"))
+    joined = surveyed([("MATT", "Austin and Gail wave. Then Gail and Austin, and Bo.")]).names
+    assert (joined["Austin"].joined, joined["Bo"].joined) == ({"Gail": 2}, {})
     # the game's own "series" and "fans": "a series of tunnels", "weren't fans of nobody"
     game = [("MATT", "A series of tunnels to the Armavault. The dwarves weren't fans of Kima.")]
     assert surveyed(game).names["Armavault"].out_of_game == 0

@@ -62,13 +62,14 @@ def test_every_link_of_the_fixture_vault_resolves(tmp_path: Path) -> None:
     registry = _batch(tmp_path, ["S1", "S2", "S3"])
     result = api.write_vault(registry, tmp_path / "notes")
     assert sorted(notes_of(tmp_path / "notes")) == [
-        STATE, PUMAT, "npcs/Yussa Errenis.md", "sessions/S1.md", "sessions/S2.md", "sessions/S3.md"
+        STATE, PUMAT, "npcs/Yussa Errenis.md", "places/Zadash.md", "sessions/S1.md",
+        "sessions/S2.md", "sessions/S3.md"
     ]  # fmt: skip
     assert result.changes.written == tuple(sorted(notes_of(tmp_path / "notes"))[1:])
     # wiki: Pumat's first, last and 3 sessions, Yussa's first, last and 1, the sessions'
-    # 3 Pumats and 1 Yussa; evidence: 4 records from the entries, the same 4 and the 4
-    # casts from the sessions
-    assert follow_links(tmp_path / "notes") == (5 + 3 + 4, 4 + 4 + 4)
+    # 3 Pumats and 1 Yussa, Zadash's 4 (said in S2); evidence: 4 records from the entries,
+    # the same 4 and the 4 casts from the sessions, Zadash's 2
+    assert follow_links(tmp_path / "notes") == (5 + 3 + 4 + 4, 4 + 4 + 4 + 2)
     yussa = (tmp_path / "notes" / "npcs" / "Yussa Errenis.md").read_text()
     assert yussa == YUSSA
     s3 = (tmp_path / "notes" / "sessions" / "S3.md").read_text()
@@ -117,7 +118,7 @@ def test_a_new_session_rewrites_only_the_notes_it_changes(tmp_path: Path) -> Non
     assert result.changes.written == (
         PUMAT, "npcs/Yussa Errenis.md", "sessions/S3.md"
     )  # fmt: skip
-    assert result.changes.unchanged == ("sessions/S1.md", "sessions/S2.md")
+    assert result.changes.unchanged == ("places/Zadash.md", "sessions/S1.md", "sessions/S2.md")
     after = _stats(vault)
     for name in ("sessions/S1.md", "sessions/S2.md"):
         assert after[name] == before[name]
@@ -170,7 +171,7 @@ def test_batch_writes_the_vault_with_notes(tmp_path: Path) -> None:
     run = invoke([*args, "--workers", "1", "--json", "--notes", str(tmp_path / "notes")])
     assert (run.status, run.stderr) == (0, "")
     assert sorted(notes_of(tmp_path / "notes")) == [
-        STATE, PUMAT, "sessions/S1.md", "sessions/S2.md"
+        STATE, PUMAT, "places/Zadash.md", "sessions/S1.md", "sessions/S2.md"
     ]  # fmt: skip
 
 

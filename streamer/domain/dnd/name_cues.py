@@ -37,7 +37,7 @@ PERSON_BEFORE = _words(
 # After a person: a speech or gesture verb, "who", a pronoun ("Talwyn nods", "Talwyn, he...").
 PERSON_AFTER = _words(
     "answers asked asks continues exclaims glances goes grins hands he herself himself "
-    "laughed laughs leans looked looks nodded nods pauses pulls reaches replied replies "
+    "laughed laughs leans look looked looks nodded nods pauses pulls reaches replied replies "
     "responds said says shakes she shouts shrugs sighs sits smiled smiles speaks stands "
     "steps tells told turned turns walked walks whispers who yells "
     # what someone does in a fight ("Marius fails", "Marius misses")
@@ -108,16 +108,16 @@ LANGUAGES = _words(
 # Capitalized words that are no name of the world: days, months, oaths, interjections,
 # forms of address, the show, alignments, abilities and skills.
 NOT_NAMES = _words(
-    "Acrobatics Advantage Alright April Arcana Athletics August Awesome Bye Cant Chaotic "
-    "Charisma Cheers Christ Constitution Cool Critical Dad Damn December Deception "
+    "Acrobatics Advantage Ah Ahh Alright April Arcana Athletics August Awesome Aye Bye "
+    "Cant Chaotic Charisma Cheers Christ Constitution Cool Critical Dad Damn December Deception "
     "Dexterity Disadvantage Discord Dragons Dude Dungeon Dungeons Evasion Evil February "
     "Friday Fuck Gentlemen God Goddamn Gods Good Goodbye Great Guys Hello Hey Hi History "
     "Hmm Holy Huh Initiative Insight Inspiration Intelligence Internet Intimidation "
     "Investigation January Jesus July June Ki Ladies Lawful Lord Madam Mama Man March May "
     "Medicine Metamagic Miss Mister Mom Monday Nature Neutral Nice Nope November October "
-    "Oh Ok Okay Papa Patreon Perception Performance Persuasion Please Rage Religion Right "
+    "Oh Ok Okay Ooh Papa Patreon Perception Performance Persuasion Please Rage Religion Right "
     "Role Saturday September Sharpshooter Shit Sir Sorry Stealth Strength Sunday Sure "
-    "Survival Thanks Thursday Tuesday Twitch Uh Um Wednesday Well Whoa Wisdom Woo Wow "
+    "Survival Thanks Thursday Tuesday Twitch Ugh Uh Um Wednesday Well Whoa Wisdom Woo Wow "
     "Yeah Yep Yes YouTube Youtube"
 )
 # The game's own terms of several words: class and race features, rules.

@@ -35,6 +35,10 @@ _RUN = re.compile(
 # The word before a name and what lies between them; the word after it.
 _BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
+# A name quoted alone, said or called: '"Tremaine."', '"Giles!"'.
+_ALONE = re.compile(r'"([A-Z][\w\'-]*(?: [A-Z][\w\'-]*)*)[.!]"')
+# Two one-word names joined by "and": "Austin and Gail look past".
+_PAIR = re.compile(r"(?<![\w'-])([A-Z][\w'-]*) and ([A-Z][\w'-]*)(?![\w'-])")
 _LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
 
@@ -63,6 +67,9 @@ class NameCounts:
     hailed: Counter[str] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)  # who speaks next, when another
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
+    alone: Counter[str] = field(default_factory=Counter)  # speakers quoting it alone: '"Adra."'
+    first: tuple[int, str] = (-1, "")  # the unit that says it first, and its speaker
+    joined: Counter[str] = field(default_factory=Counter)  # "Austin and Gail": the other
 
 
 @dataclass
@@ -89,12 +96,17 @@ class NameSurvey:
         real = not _UNIT_REAL.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         vocatives: list[str] = []
         quoted = '"' in text  # someone's words: "Okay, Fitz? This is the girl..."
+        alone = set(_ALONE.findall(text)) if quoted else set()
         for name, start, previous, following, opens, two in spans(text):
             counts = self.names.get(name)
             if counts is None:
                 counts = self.names[name] = NameCounts()
+            if not counts.said:
+                counts.first = (self.units, who)
             counts.said += 1
             counts.speakers[who] += 1
+            if name in alone:
+                counts.alone[who] += 1
             if not start:
                 counts.mid_sentence += 1
             if previous:
@@ -110,6 +122,10 @@ class NameSurvey:
                 vocatives.append(name)
             if real:
                 counts.out_of_game += 1
+        for one, other in _PAIR.findall(text) if " and " in text else ():
+            if one in self.names and other in self.names:
+                self.names[one].joined[other] += 1
+                self.names[other].joined[one] += 1
         self.said_to = (who, tuple(dict.fromkeys(vocatives)))
 
 

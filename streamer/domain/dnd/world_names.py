@@ -35,9 +35,9 @@ from streamer.domain.dnd.name_cues import (
     PLACE_BEFORE,
     PLACE_OF,
     PLACE_TWO,
-    PLACE_WORDS,
     POSSESSIVES,
 )
+from streamer.domain.dnd.name_enough import TITLED, place_word, said_enough, told
 from streamer.domain.dnd.name_kinds import other_kind
 from streamer.domain.dnd.party_inference import party_names
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
@@ -48,7 +48,6 @@ _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
 OPENED_REST = 4
 PLAYERS_PLACE = 2  # place cues of a name the players alone say
 _GROUP_FIRSTS = frozenset(group.split()[0] for group in PARTY_GROUPS)
-TITLED = frozenset(title.lower() for title in TITLES)
 
 
 @functools.cache
@@ -63,11 +62,6 @@ def _catalog_keys() -> frozenset[str]:
         if name in lists["creatures"]:  # "Goblin Boss" -> "goblin boss", and "boss" alone no
             keys.add(name_key(name.split()[0]) + "s")
     return frozenset(keys)
-
-
-def _place_word(forms: Iterable[str]) -> bool:
-    """A place word after a name's first word ("Leaky Tap Tavern", "Greyspine Manor")."""
-    return any(word in PLACE_WORDS for form in forms for word in form.split()[1:])
 
 
 def _known_elsewhere(name: str) -> bool:
@@ -198,6 +192,10 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.hailed.update(counts.hailed)
     total.answered.update(counts.answered)
     total.out_of_game += counts.out_of_game
+    total.alone.update(counts.alone)
+    total.joined.update(counts.joined)
+    if total.first[0] < 0 or 0 <= counts.first[0] < total.first[0]:
+        total.first = counts.first
 
 
 @dataclass(frozen=True)
@@ -227,6 +225,7 @@ def classify(
     party_keys |= {key for key, name in glossary.items() if name_key(name) in party_keys}
     npcs: dict[str, str] = {}
     places: dict[str, str] = {}
+    unsure: list[_Group] = []  # of the world, neither a person nor a place by its cues
     groups = _groups(openings_split(survey), gm, survey.lower)
     owned = party_names({g.name: g.counts for g in groups}, gm) if not party else frozenset()
     for group in groups:
@@ -243,6 +242,11 @@ def classify(
         target = npcs if kind == "npc" else places if kind == "place" else None
         if target is not None:
             target.update(dict.fromkeys(group.forms, name))
+        elif not _cues(group.counts, group.forms, common, gm)[1]:
+            unsure.append(group)
+    for group in unsure:  # "Austin and Gail look past": joined to a person, a person
+        if any(other in npcs for other in group.counts.joined):
+            npcs.update(dict.fromkeys(group.forms, _canonical(group, glossary)))
     npcs, places = _demonyms_out(npcs, places)
     short = {form for forms in (npcs, places) for form, name in forms.items() if form != name}
     return WorldNames(npcs, places, frozenset(short))
@@ -272,13 +276,13 @@ def _canonical(group: _Group, glossary: Mapping[str, str]) -> str:
 def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bool:
     """Rule 2 and rule 5: a name of the session's world, said enough."""
     counts = group.counts
-    if counts.mid_sentence == 0 or counts.out_of_game * 2 >= counts.said:
+    if (
+        counts.mid_sentence == 0 and not told(group.name, counts, gm)
+    ) or counts.out_of_game * 2 >= counts.said:
         return False
     if not counts.speakers[gm] and not _players_place(group, gm):
         return False  # the players' talk: out of the game, or a joke ("so Baldur's Gate")
-    introduced = counts.before["named"] + counts.before["called"] + _placed(counts)
-    introduced += sum(n for word, n in counts.before.items() if word in TITLED)
-    if counts.said < 2 and not (introduced or _place_word(group.forms)):
+    if not said_enough(group.name, group.forms, counts, survey, gm):
         return False
     for form in group.forms:
         words = form.split()
@@ -301,22 +305,13 @@ def _worldly(group: _Group, survey: NameSurvey, labels: set[str], gm: str) -> bo
     return not (plural and counts.before["the"] * 2 >= counts.said)
 
 
-def _placed(counts: NameCounts) -> int:
-    """How often a name is said after "the city of", "the town of"... or "welcome to"."""
-    return sum(
-        n
-        for two, n in counts.before_two.items()
-        if two in PLACE_TWO or (two.endswith(" of") and two.split()[0] in PLACE_OF)
-    )
-
-
 def _players_place(group: _Group, gm: str) -> bool:
     """A place word in the name, said after "the" in the middle of a sentence ("we were at
     the Wayfarer's Cove", C2E035; not "it's so Baldur's Gate", "The Soul Train Academy."),
     or place cues at least twice and no person cue ("live in Syngorn", "the capital of
     Syngorn", C1E001), or a person's title twice and no place cue ("Lady Delilah")."""
     after_the = any(n and two.endswith(" the") for two, n in group.counts.before_two.items())
-    if after_the and _place_word(group.forms):
+    if after_the and place_word(group.forms):
         return True
     person, place, _ = _cues(group.counts, group.forms, True, gm)
     titled = sum(n for word, n in group.counts.before.items() if word in TITLED)
@@ -342,7 +337,7 @@ def _family(name: str, survey: NameSurvey) -> bool:
 def _kind(counts: NameCounts, forms: list[str], gm: str, common: bool = True) -> str | None:
     """Rule 4: ``npc``, ``place`` or ``None``; ``common``: a word of the name is said in
     lower case too ("Stunning Strike"), so it is no first and last name."""
-    if _place_word(forms) or any(" " in form and form.split()[0] in DIRECTIONS for form in forms):
+    if place_word(forms) or any(" " in form and form.split()[0] in DIRECTIONS for form in forms):
         return "place"  # "Greyspine Manor", "Western Wynandir"
     person, place, deity = _cues(counts, forms, common, gm)
     if place > person:
@@ -363,6 +358,7 @@ def _cues(counts: NameCounts, forms: list[str], common: bool, gm: str) -> tuple[
     # said to someone; by the game master, in an NPC's voice, opening a sentence or in a
     # unit that quotes: "Cloen, wake up!", not "His own tinkered construction, Bad News."
     person += sum(n for who, n in counts.addressed.items() if who != gm) + counts.hailed[gm]
+    person += told(forms[0], counts, gm)  # '"Tremaine."', an NPC's own name or one called
     place: float = sum(n for word, n in counts.before.items() if word in PLACE_BEFORE)
     place += sum(n for word, n in counts.after.items() if word in PLACE_AFTER)
     for two, n in counts.before_two.items():  # "city of Emon", "into the Underdark"
