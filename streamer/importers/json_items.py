@@ -278,7 +278,9 @@ class _Diverting:
         self._scan = NestingScan()
         self._held = b""  # read from the stream, not yet given out
         self.at_array = False  # the input given to ijson ends with such an array's "["
-        self.raw = ("", 0)  # the array whose runs are given undecoded, and its read size
+        # the array whose runs are given undecoded, and its read size (None: no such
+        # array; a member may be named "")
+        self.raw: tuple[str | None, int] = (None, 0)
 
     def read(self, size: int = -1) -> bytes:
         if size == 0:
