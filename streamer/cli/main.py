@@ -360,4 +360,14 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         status = status or ExitStatus.BROKEN_PIPE
     except OSError:  # a terminal hung up
         status = status or ExitStatus.UNEXPECTED
+    if argv is None:
+        _ignore_late_signals()
     sys.exit(int(status))
+
+
+def _ignore_late_signals() -> None:
+    """The command is over and its status decided: a Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT)
+    arriving while the interpreter shuts down would kill the process by that signal, with
+    no line and not the command's status. The process exits with its status instead."""
+    for signum in (signal.SIGINT, *TERMINATING):
+        signal.signal(signum, signal.SIG_IGN)
