@@ -370,3 +370,35 @@ def test_a_campaign_scores_each_labelled_session_and_totals_them(
     code, table, error = streamer("eval", str(out), str(references), "--min-recall", "spells=0.6")
     assert code == 5 and "(total)" in table
     assert error == "streamer: error: lane spells: recall 0.5000 is below --min-recall 0.6"
+
+
+@pytest.mark.parametrize(
+    ("entry", "matched"),
+    [
+        ({"player": "LAURA", "character": "Vex'ahlia"}, True),
+        ({"player": "laura ", "character": "Vex"}, True),  # by name key, then through names
+        ({"player": "LAURA", "character": "Vex'ahlia", "sessions": ["demo-slayers-take"]}, True),
+        ({"player": "LAURA", "character": "Vex'ahlia", "sessions": ["another"]}, False),
+        ({"player": "LIAM", "character": "Vex'ahlia"}, False),
+    ],
+)
+def test_a_caster_named_by_the_player_is_the_character_the_party_says(
+    demo: Path, tmp_path: Path, entry: dict[str, Any], matched: bool
+) -> None:
+    """A run without a glossary names a first-person cast's caster by the speaker label
+    (``LAURA``); the glossary given to eval compares it as the character the party says
+    that player plays in the bundle's session, never in another."""
+    document = reference(demo)
+    (spells,) = [item for item in document["lanes"] if item["lane_id"] == "spells"]
+    assert spells["records"][0]["caster"] == "Vex'ahlia"
+    spells["records"][0]["caster"] = "LAURA"
+    path = write(tmp_path / "r.json", document)
+    glossary = yaml.safe_load((DEMO / "campaign.yaml").read_text())
+    glossary["party"] = [entry]
+    glossary_path = tmp_path / "glossary.yaml"
+    glossary_path.write_text(yaml.safe_dump(glossary), encoding="utf-8")
+    result = api.evaluate(demo / "out" / "session", path, glossary=glossary_path).to_json()
+    missing = lane(result, "spells")["records"]["missing"]
+    assert [item["reference"] for item in missing] == ([] if matched else [0])
+    without = api.evaluate(demo / "out" / "session", path).to_json()
+    assert [item["reference"] for item in lane(without, "spells")["records"]["missing"]] == [0]

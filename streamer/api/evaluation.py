@@ -35,7 +35,7 @@ from streamer.framework.kinds.lane_outputs import DocumentSource, read_lane_outp
 from streamer.framework.kinds.registry import ArtifactKindRegistry
 from streamer.framework.regular_files import MIB, read_regular_file
 from streamer.framework.source.accepted import AcceptedSource
-from streamer.normalization.glossary import load_glossary
+from streamer.normalization.glossary import Glossary, load_glossary, party_of
 from streamer.output.bundle_documents import INDEX_FILE
 
 DEFAULT_TOLERANCE = 3  # units: a declaration and the narration that confirms it
@@ -135,15 +135,19 @@ def work_source(bundle: Path) -> Path:
     return Path(folder.format(bundle=os.fspath(bundle).rstrip("/"))) / name
 
 
-def canon(glossary: PathLike | None, registry: ArtifactKindRegistry) -> Canon:
-    """The glossary's names and alias sections (empty without a glossary)."""
+def read_glossary(glossary: PathLike | None, registry: ArtifactKindRegistry) -> Glossary:
+    """The glossary at ``glossary`` (an empty one without a path)."""
     if glossary is None:
-        return Canon()
+        return Glossary()
     specs = [kind.normalization for kind in registry if kind.normalization is not None]
     sections = {spec.glossary_section for spec in specs if spec.glossary_section is not None}
     aliases = {section for spec in specs for section in spec.glossary_aliases.values()}
-    terms = load_glossary(Path(glossary), sections, aliases)
-    return Canon(terms.names, terms.aliases)
+    return load_glossary(Path(glossary), sections, aliases)
+
+
+def canon(terms: Glossary, session: str) -> Canon:
+    """The glossary's names, alias sections and party in ``session`` (a document ID)."""
+    return Canon(terms.names, terms.aliases, party_of(terms, session))
 
 
 def evaluate(
@@ -160,8 +164,9 @@ def evaluate(
     check_tolerance(tolerance)
     folder = Path(bundle)
     expected = read_reference(Path(reference), registry)
-    names = canon(glossary, registry)
+    terms = read_glossary(glossary, registry)
     published = read_bundle(folder, registry)
+    names = canon(terms, published.source.document_id)
     if source is None:
         source = work_source(folder)
         if not source.is_file():

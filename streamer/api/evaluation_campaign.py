@@ -27,6 +27,7 @@ from streamer.api.evaluation import (
     canon,
     check_tolerance,
     read_bundle,
+    read_glossary,
     score,
     work_source,
 )
@@ -140,12 +141,13 @@ def evaluate_campaign(
     root = Path(folder)
     statuses = _statuses(root)
     labelled = _references(Path(references), registry)
-    names = canon(glossary, registry)
+    terms = read_glossary(glossary, registry)
     sessions = []
     for document, (path, reference) in sorted(labelled.items()):
         status = statuses.get(document, "absent")
         if status in ("ok", "skipped"):
             bundle = read_bundle(root / document, registry)
+            names = canon(terms, document)
             result = score(bundle, reference, work_source(root / document), path, names, tolerance)
         else:  # nothing published: every expected record is missing
             result = EvaluationResult(document, tolerance, all_missing(reference))

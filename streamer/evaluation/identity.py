@@ -7,7 +7,10 @@ a kind identified by the registry rule (one record per entity) has one, its
 declaration (``NormalizationSpec``): a catalog member through the glossary's alias section
 of it, then its catalog (``Firebolt`` -> ``Fire Bolt``); a name member through the
 glossary's names (``Vex`` -> ``Vex'ahlia``). Catalog and name members are then compared by
-their name key (case, apostrophe forms and spacing ignored); any other member exactly. The
+their name key (case, apostrophe forms and spacing ignored); any other member exactly. A
+name member that is a player of the glossary's party in the session (a first-person cast's
+caster when the run had no glossary: the speaker as the transcript labels them) is compared
+as the character they play (``LAURA`` -> ``Vex'ahlia``). The
 nearby rule's ``optional_members`` (a cast's caster) are compatible when equal or when
 either is ``null``: a record that does not say who cast is not wrong about it.
 """
@@ -21,6 +24,7 @@ from typing import Any, Protocol
 from streamer.framework.kinds.normalization_spec import Collapse, NormalizationSpec
 from streamer.framework.kinds.registry import ArtifactKind
 from streamer.framework.names import name_key
+from streamer.framework.party import Party
 
 
 class NameCanon(Protocol):
@@ -31,11 +35,12 @@ class NameCanon(Protocol):
 
 @dataclass(frozen=True)
 class Canon:
-    """The glossary's part in canonicalization: its ``names`` and its alias sections by
-    section name (``spells``); empty without a glossary."""
+    """The glossary's part in canonicalization: its ``names``, its alias sections by
+    section name (``spells``) and the session's ``party``; empty without a glossary."""
 
     names: NameCanon | None = None
     aliases: Mapping[str, NameCanon] = field(default_factory=dict)
+    party: Party = field(default_factory=Party)
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class KindIdentity:
                 value = section.canonical(value)
             return name_key(catalog.canonical(value))
         if member in spec.name_members:
+            value = self.canon.party.character_of(value) or value
             names = self.canon.names
             return name_key(value if names is None else names.canonical(value))
         return value
