@@ -284,7 +284,7 @@ def test_the_demo_session(tmp_path: Path) -> None:
                 "document_id": "demo-slayers-take",
                 "semantic_digest": "sha256:5b92514bd76392fec3a98285ece31a5ef658ebee5f8b1f826ba5cd4dbf1c2ab6",
             },
-            "extractor": {"engine": "rules", "prompt": "dnd/spell-casts-rules@6"},
+            "extractor": {"engine": "rules", "prompt": "dnd/spell-casts-rules@7"},
         },
         {
             "chunk_id": "chunk-000002",

@@ -1,4 +1,4 @@
-"""The spell-cast rules of ``dnd/spell-casts-rules@6`` (issue 31): each rule on an example
+"""The spell-cast rules of ``dnd/spell-casts-rules@7`` (issue 31): each rule on an example
 modelled on the dev episodes' transcripts, and the exclusion beside it; the casts of a
 chunk (a repeat of a cast); the caster without a glossary, through a whole run."""
 

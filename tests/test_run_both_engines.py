@@ -171,7 +171,7 @@ def test_one_engine_a_lane_keeps_its_file_and_receipt(tmp_path: Path) -> None:
     ] * 2
     lines = (output.with_name("out.work") / "candidates" / "spells.jsonl").read_bytes()
     header, first, *_ = [orjson.loads(line) for line in lines.splitlines()]
-    assert header["extractor"] == {"engine": "rules", "prompt": "dnd/spell-casts-rules@6"}
+    assert header["extractor"] == {"engine": "rules", "prompt": "dnd/spell-casts-rules@7"}
     assert sorted(first) == ["chunk_id", "record"]
 
 

@@ -1,4 +1,4 @@
-"""The spell-cast rules of ``dnd/spell-casts-rules@6`` (issue 31) that read the turns around
+"""The spell-cast rules of ``dnd/spell-casts-rules@7`` (issue 31) that read the turns around
 a unit: a name said alone with a sound or acknowledged, an option picked, a cast taken
 back ``instead`` (the forms of one unit are in ``test_extract_spell_rules``)."""
 
@@ -84,3 +84,35 @@ def test_a_cast_said_instead_takes_back_the_casters_cast_just_before() -> None:
         ("ORION", "I'm going to do a Fireball instead."),
     )
     assert found(far) == [("Scorching Ray", ME, "t00000"), ("Fireball", ME, "t00011")]
+
+
+def test_without_a_party_a_name_said_alone_counts_from_any_speaker_but_the_game_master() -> None:
+    """No glossary (C1E001 t01401, MARISHA: "Druidcraft." and t01817 "Wall of Stone--
+    boom."): the survey counts the speakers, the game master is the speaker of the most
+    units (MATT), and every other speaker whose label names one speaker is a player. Before
+    a survey nothing counts said alone: no speaker is known to be a player."""
+    units = shown(
+        ("MATT", "What do you do?"),
+        ("MARISHA", "Druidcraft."),
+        ("MATT", "Druidcraft! Thank you. Portions of the wood begin to sprout."),
+        ("MATT", "All right, Wall of Stone."),
+        ("MARISHA", "Wall of Stone-- boom."),
+        ("MATT", "Misty Step."),
+        ("LAURA, SAM", "Hunter's Mark."),
+        ("MATT", "All right. A giant wall of stone now completely seals off the mine."),
+    )
+    rules = SpellCastRules()
+    before = RulesContext()
+    assert rules(units, before) == []
+    context = RulesContext()
+    rules.survey(units[:4], context)  # the survey sees a chunk's new units, in order
+    rules.survey(units[4:], context)
+    gated = rules(units, context)
+    assert gated == SpellCastRules(prefilter=False)(units, context)
+    assert [(r["spell"], r["caster"], r["source_refs"][0]["start_unit_id"]) for r in gated] == [
+        ("Druidcraft", None, "t00001"),
+        ("Wall of Stone", None, "t00004"),
+    ]
+    # with a party, the survey counts nothing and the party says who plays
+    rules.survey(units, PARTY)
+    assert "dnd/spell-casts speakers" not in PARTY.memo

@@ -1,6 +1,6 @@
 """The built-in rules extractor of ``dnd/spell-casts`` (``engine: rules``): no model.
 
-Version 6 (``dnd/spell-casts-rules@6``). A candidate is one of:
+Version 7 (``dnd/spell-casts-rules@7``). A candidate is one of:
 
 1. a *casting statement*: a casting verb (``cast``, ``casts``, ``casting``, whole words),
    followed, after at most a few filler words (``a``, ``the``, ``my``, ``another``, a level
@@ -19,8 +19,9 @@ Version 6 (``dnd/spell-casts-rules@6``). A candidate is one of:
    Misty Step``) or as an imperative with a target at the start of a clause (``Greater
    Restoration on Grog``: the next word is ``on``, ``at``, ``into``, ``him``, ``them``...,
    or ``right``/``directly``/``straight`` and then one);
-4. a *name said alone*: a party player's unit that is a spoken name that is not an ordinary
-   word and nothing else but a few leading words (``Oh yes, Hunter's Mark.``,
+4. a *name said alone*: a player's unit (``spell_rules.players``: one the party lists, or
+   without a party any speaker but the game master) that is a spoken name that is not an
+   ordinary word and nothing else but a few leading words (``Oh yes, Hunter's Mark.``,
    ``Firebolt.``: the words run together too); no question mark.
 
 Not a cast, and nothing given: a sentence that is a question (it ends with ``?``); words
@@ -66,6 +67,10 @@ acknowledges it (``Shield.`` / ``All right.``) or with a gesture (``Oh, light!
 before, the group's plans (``let's``), and a cast the same caster takes back with
 ``instead`` within ``TAKEN_BACK_UNITS`` units.
 
+Version 7: without a glossary's party, a name said alone counts from a player as it does
+with one: any speaker but the game master (the session's speaker of the most units,
+counted by a survey pass), whose label names one speaker (``ORION: Firebolt.`` in C1E001).
+
 ``caster``: the speaker's character when the statement is in the first person (in the
 verb's clause, or its sentence when the clause names no subject; and for a question
 asking leave); without a party in the glossary, the speaker as the transcript writes them
@@ -103,10 +108,12 @@ from streamer.domain.dnd.normalization_specs import CAST_WINDOW_UNITS
 from streamer.domain.dnd.party_names import party_name_forms
 from streamer.domain.dnd.prefilter import WordGate
 from streamer.domain.dnd.spell_catalog import ALIASES, srd_spells
+from streamer.domain.dnd.spell_rules import players
 from streamer.domain.dnd.spell_rules.leave import refused
 from streamer.domain.dnd.spell_rules.names import ORDINARY_SPELLS, NameForms, SpellMatcher
 from streamer.domain.dnd.spell_rules.narration import narrated
 from streamer.domain.dnd.spell_rules.not_casts import not_a_cast
+from streamer.domain.dnd.spell_rules.players import is_player
 from streamer.domain.dnd.spell_rules.text import (
     APOSTROPHES,
     WORD,
@@ -146,7 +153,7 @@ __all__ = [
     "reply_to",
 ]
 
-VERSION = "dnd/spell-casts-rules@6"
+VERSION = "dnd/spell-casts-rules@7"
 # A cast naming no caster whose spell a unit of the chunk gave at most this many units
 # before is that cast again, no second candidate: a name said alone answering a question
 # about it ("What level?" / "Third-level Fireball."), the game master's confirmation
@@ -246,6 +253,10 @@ class SpellCastRules(GatedRules):
 
     version = VERSION
 
+    def survey(self, units: Sequence[ShownUnit], context: RulesContext) -> None:
+        """Count the session's speakers when there is no party (``players``)."""
+        players.survey(units, context)
+
     def __call__(self, units: Sequence[ShownUnit], context: RulesContext) -> list[dict[str, Any]]:
         rules = SpellRules.of(context)
         chosen = sorted({*self.chosen(rules.gate, units), *said_alone(units, rules.alone_gate)})
@@ -263,7 +274,7 @@ class SpellCastRules(GatedRules):
                 rules,
                 speaker,
                 reply,
-                alone=player is not None,
+                alone=is_player(unit.speaker, context),
                 recent=recent,
                 options=partial(said_before, units, index, before),
             )
