@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -112,6 +114,17 @@ SPELL_CASTS_STRICT = {
 }
 
 
+def chunk_bound(strict: dict[str, Any], units: list[str]) -> dict[str, Any]:
+    """``strict`` as a request of a chunk of ``units`` sends it: each cited unit one of
+    them (strict mode drops the bounds, which are ``maxItems``)."""
+    assert len(units) > 1
+    bound = copy.deepcopy(strict)
+    reference = bound["$defs"]["source_reference"]["properties"]
+    for member in ("start_unit_id", "end_unit_id"):
+        reference[member] = {"type": "string", "enum": units}
+    return bound
+
+
 def objects(schema: Any) -> list[dict[str, Any]]:
     """Every object schema inside ``schema``."""
     if isinstance(schema, list):
@@ -159,8 +172,10 @@ def test_the_request_of_each_kind_carries_its_prompt_and_strict_schema(tmp_path:
             assert item["required"] == list(item["properties"])
             assert item["additionalProperties"] is False
         assert "minLength" not in json.dumps(schema) and "minItems" not in json.dumps(schema)
-    assert sent["notarius_dnd_spell_casts_v1"].body["response_format"]["json_schema"]["schema"] == (
-        SPELL_CASTS_STRICT
+    spells = sent["notarius_dnd_spell_casts_v1"].body
+    units = re.findall(r"^\[(t\w+)\]", spells["messages"][1]["content"], re.MULTILINE)
+    assert spells["response_format"]["json_schema"]["schema"] == chunk_bound(
+        SPELL_CASTS_STRICT, units
     )
     assert {lane_["lane_id"]: lane_["candidates"] for lane_ in result.lanes} == {
         item["id"]: 0 for item in ALL_LANES[:7]
@@ -180,20 +195,27 @@ def test_json_object_schema_mode_keeps_what_the_servers_grammar_enforces(tmp_pat
     with fake_server(cites_first_unit) as server:
         config = write_config(tmp_path, server.base_url, structured_output="json_object_schema")
         extract(config, tmp_path / "out")
-    (sent,) = {json.dumps(r.body["response_format"]) for r in server.requests}
-    schema = json.loads(sent)["schema"]
     kind = next(iter(k for k in api.default_registry() if k.name == "dnd/spell-casts"))
-    assert schema == grammar_schema(response_schema(kind))
-    record = schema["properties"]["records"]["items"]["properties"]
-    assert record["source_refs"]["minItems"] == 1  # a cited unit, at least
-    assert record["spell"] == {"type": "string", "minLength": 1}
-    # a nullable string's bound on its string alternative (the converter would drop it)
-    assert record["caster"] == {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
-    unit = schema["$defs"]["source_reference"]["properties"]["start_unit_id"]
-    assert unit == {"type": "string", "minLength": 1}
-    strict = json.dumps(strict_schema(response_schema(kind)))
+    assert len(server.requests) > 1
+    for request in server.requests:  # each chunk's own schema
+        units = re.findall(r"^\[(t\w+)\]", request.body["messages"][1]["content"], re.MULTILINE)
+        schema = request.body["response_format"]["schema"]
+        assert schema == grammar_schema(response_schema(kind, units))
+        records = schema["properties"]["records"]
+        assert records["maxItems"] == len(units)  # a record per unit, at most
+        record = records["items"]["properties"]
+        assert (record["source_refs"]["minItems"], record["source_refs"]["maxItems"]) == (1, 8)
+        assert record["spell"] == {"type": "string", "minLength": 1}
+        # a nullable string's bound on its string alternative (the converter would drop it)
+        caster = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
+        assert record["caster"] == caster
+        reference = schema["$defs"]["source_reference"]["properties"]
+        assert reference["start_unit_id"] == reference["end_unit_id"]
+        assert reference["start_unit_id"] == {"type": "string", "enum": units}
+    strict = json.dumps(strict_schema(response_schema(kind, units)))
     # json_schema mode: OpenAI's strict subset
     assert "minItems" not in strict and "minLength" not in strict and "anyOf" not in strict
+    assert "maxItems" not in strict and '"enum"' in strict
 
 
 def test_the_strict_variant_leaves_the_full_schema_unchanged() -> None:

@@ -67,12 +67,13 @@ def combined_messages(parts: Sequence[Part], units: Sequence[ShownUnit]) -> list
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def combined_schema(parts: Sequence[Part]) -> dict[str, Any]:
-    """``{lane_id: {"records": [...]}, ...}``, every lane's member required."""
+def combined_schema(parts: Sequence[Part], units: Sequence[str] = ()) -> dict[str, Any]:
+    """``{lane_id: {"records": [...]}, ...}``, every lane's member required; ``units``: the
+    chunk's unit IDs (``response_schema``)."""
     defs: dict[str, Any] = {}
     properties: dict[str, Any] = {}
     for part in parts:
-        schema = response_schema(part.kind)
+        schema = response_schema(part.kind, units)
         own = schema.pop("$defs", {})
         renames = {
             name: name if defs.get(name, value) == value else f"{part.lane_id}.{name}"
@@ -105,10 +106,12 @@ def _renamed(schema: Any, renames: dict[str, str]) -> Any:
     return out
 
 
-def combined_format(parts: Sequence[Part], mode: str) -> dict[str, Any] | None:
+def combined_format(
+    parts: Sequence[Part], mode: str, units: Sequence[str] = ()
+) -> dict[str, Any] | None:
     """The ``response_format`` of a combined request in ``mode`` (as
-    ``requests.response_format`` for one lane)."""
-    return schema_format(SCHEMA_NAME, lambda: combined_schema(parts), mode)
+    ``requests.response_format`` for one lane, ``units`` the chunk's unit IDs)."""
+    return schema_format(SCHEMA_NAME, lambda: combined_schema(parts, units), mode)
 
 
 def split_answer(

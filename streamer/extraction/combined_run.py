@@ -144,7 +144,7 @@ class CombinedAsker(ModelAsker):
         while True:
             index = negotiation.index if self._mode_index is None else self._mode_index
             mode = negotiation.modes[index]
-            format_ = combined_format(parts, mode)
+            format_ = combined_format(parts, mode, [unit.unit_id for unit in chunk.units])
             body = request_body(
                 settings.model, conversation, format_, settings.temperature, max_tokens
             )

@@ -77,13 +77,15 @@ def ask_shorter(conversation: list[dict[str, str]]) -> list[dict[str, str]]:
     return [*before, {**last, "content": last["content"] + QUESTION_SEPARATOR + ASK_SHORTER}]
 
 
-def response_format(kind: ArtifactKind[Any], mode: str) -> dict[str, Any] | None:
+def response_format(
+    kind: ArtifactKind[Any], mode: str, units: Sequence[str] = ()
+) -> dict[str, Any] | None:
     """The ``response_format`` of ``mode`` (one of ``MODES``): ``json_schema``, the strict
     schema of the kind's answer; ``json_object_schema``, the same schema (with its
-    ``minItems`` and ``minLength``, which the server's grammar enforces) in
-    llama-cpp-python's form;
-    ``json_object``, JSON only; ``none``, no ``response_format``."""
-    return schema_format(kind.schema.name, lambda: response_schema(kind), mode)
+    ``minItems``, ``maxItems`` and ``minLength``, which the server's grammar enforces) in
+    llama-cpp-python's form; ``json_object``, JSON only; ``none``, no ``response_format``.
+    ``units``: the chunk's unit IDs, which the answer may cite (``response_schema``)."""
+    return schema_format(kind.schema.name, lambda: response_schema(kind, units), mode)
 
 
 def schema_format(

@@ -319,7 +319,7 @@ class ModelAsker:
         settings = self._settings
         stats = lane.stats
         max_tokens = lane.max_tokens or settings.max_tokens
-        format_ = response_format(lane.kind, mode)
+        format_ = response_format(lane.kind, mode, [unit.unit_id for unit in chunk.units])
 
         async def complete(conversation: list[dict[str, str]]) -> Completion:
             body = request_body(
