@@ -354,6 +354,17 @@ KINDS: dict[str, tuple[list[tuple[str, str]], Names, Names]] = {
         {name: name for name in ["Austin", "Balan", "Balgus", "Gail"]},
         {},
     ),
+    "a title of the world's own is no name, nor part of one": (
+        [  # C2E025's Wardenhelm of the Gearhold Prison; C1E060's Shademirk Bog
+            ("MATT", '"The Wardenhelm would wish to speak to you."'),
+            ("MATT", "It's Wardenhelm Poppin Drokrusher. He says, \"I'm the Wardenhelm Poppin.\""),
+            ("MATT", "Poppin Drokrusher nods at the office of the Wardenhelm."),
+            ("MATT", "You cross the Shademirk to the edge of the Shademirk Bog."),
+            ("MATT", "Then the Shademirk Bog swallows the path into the Shademirk."),
+        ],
+        {"Poppin": "Poppin Drokrusher", "Poppin Drokrusher": "Poppin Drokrusher"},
+        {"Shademirk": "Shademirk Bog", "Shademirk Bog": "Shademirk Bog"},
+    ),
     "the game master's appositive is no address, a common word no short form": (
         APPOSITIVES,
         {"Fitz": "Fitz"},

@@ -49,6 +49,49 @@ def test_the_survey_counts_who_answers_a_name_said_to_someone() -> None:
     assert survey.names["Percy"].addressed == Counter({"MATT": 1, "LAURA": 2})
 
 
+def test_a_name_said_after_an_opening_word_and_before_a_comma_is_said_to_someone() -> None:
+    # C1E002: "All right, Vex, you're up." and LAURA speaks next
+    survey = surveyed(
+        [
+            ("MATT", "All right, Vex, you're up."),
+            ("LAURA", "I shoot."),
+            ("MATT", "We went to Emon, Whitestone, and back."),  # a list: said to no one
+            ("SAM", "Nice."),
+        ]
+    )
+    assert survey.names["Vex"].answered == Counter({"LAURA": 1})
+    assert survey.names["Vex"].addressed == Counter({"MATT": 1})
+    assert survey.names["Whitestone"].answered == Counter()
+
+
+def test_the_survey_counts_the_turns_given_to_a_name() -> None:
+    survey = surveyed(
+        [
+            ("MATT", "Fjord's up."),
+            ("MATT", "That finishes Fjord's turn. It's now Fjord's go."),
+            ("MATT", "Fjord is up next. Vex, you're up after."),
+            ("MARISHA", "I'm rolling for Fjord. Fjord is upset."),  # no turn
+            ("SAM", "Let's go."),
+        ]
+    )
+    assert survey.names["Fjord"].turns == 4
+    assert survey.names["Vex"].turns == 1
+    assert survey.names["Let"].turns == 1
+
+
+def test_rule_4_turns() -> None:
+    # C2E025: Fjord's player is away; another rolls for him and the game master gives him
+    # his turns. Said by the game master mostly, answered by no player more than another.
+    fjord = counts({"MATT": 40, "MARISHA": 23, "SAM": 7}, {"MATT": 5, "MARISHA": 1})
+    fjord.turns = 6
+    fjordy = counts({"SAM": 2})
+    ally = counts({"MATT": 20, "LIAM": 3})  # C2E035's Marius, an ally: two turns
+    ally.turns = 2
+    lets = NameCounts(said=6, mid_sentence=0, turns=6)  # "Let's go", "Let's up"
+    names = {"Fjord": fjord, "Fjordy": fjordy, "Marius": ally, "Let": lets}
+    assert party_names(names, "MATT") == {"Fjord", "Fjordy"}
+
+
 def test_rule_1_answered_by_one_player() -> None:
     # C1E001: "Percy, ..." answered by TALIESIN three times, by no one else
     assert owner(counts({"TALIESIN": 16, "MATT": 4}, {"TALIESIN": 3}), "MATT") == "TALIESIN"

@@ -89,12 +89,12 @@ DEITY_OF = _words(
 )
 # A place word after a name's first word makes a place ("Firebrook Inn", "Wuyun Gorge").
 PLACE_WORDS = _words(
-    "Abode Academy Alley Archive Archives Arena Barrow Bay Bridge Brewery Camp Canyon "
+    "Abode Academy Alley Archive Archives Arena Barrow Bay Bog Bridge Brewery Camp Canyon "
     "Castle Catacombs Cathedral Cave Caverns Caves Chapel Chateau Citadel City Cliffs "
     "Coast Cove Crossing Crypt Desert District Docks Empire Emporium Estate Estates Falls "
     "Fields Forest Fortress Gardens Gate "
     "Gates Glade Gorge Grove Hall Halls Harbor Harbour Hills Hold Hollow Inn Island "
-    "Islands Isle Isles Keep Kingdom Lake Lane Library Manor Market Marketplace Marsh "
+    "Islands Isle Isles Keep Kingdom Lake Lane Library Manor Market Marketplace Marsh Moor "
     "Mine Mines Mountain Mountains Nook Ocean Outpost Palace Pass Peak Peaks Pillow Pits "
     "Plains Port Prison Quarter Quay Reach Ridge River Road Row Sanctum Sea Sewers Shop "
     "Shrine Spire Sprawl Square Street Swamp Take Tavern Temple Terrace Tomb Tower Town "

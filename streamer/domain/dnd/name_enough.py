@@ -31,8 +31,14 @@ def said_enough(
     if counts.said >= 2:
         return True
     introduced = counts.before["named"] + counts.before["called"] + placed(counts)
-    introduced += sum(n for word, n in counts.before.items() if word in TITLED)
+    introduced += after_title(counts)
     return bool(introduced) or place_word(forms) or gone(name, counts, survey, gm)
+
+
+def after_title(counts: NameCounts) -> int:
+    """How often a name is said after a title ("Lord", or the world's own: "the
+    Wardenhelm Poppin", ``world_names``)."""
+    return counts.world_titled + sum(n for word, n in counts.before.items() if word in TITLED)
 
 
 def told(name: str, counts: NameCounts, gm: str) -> int:

@@ -22,6 +22,12 @@ name is, or ``None``:
    any player does ("Tiberius Stormwind", said 4 times by ORION, with ORION's "Tiberius" in
    C1E001; "Mollymauk Tealeaf" with TALIESIN's "Molly" in C2E001).
 
+4. **Turns**: a name given a turn at least three times ("Fjord's up", "That finishes
+   Fjord's turn", "Fjord is up next": C2E025, where Fjord's player is away and another
+   rolls for him; "Vex, you're up"), and every name whose first word begins it or is begun
+   by it, as for rule 0. The game master gives an ally's turn now and then, twice at most
+   in the episodes read (Marius, C2E035).
+
 A name with a place word after its first word ("Greyspine Manor") is never a character. The
 players themselves are speaker labels, which the miner never takes (``world_names``). The
 game master is ``world_names.game_master``: the speaker of the most units; a player is any
@@ -41,6 +47,7 @@ ANSWERED = 2  # the owner answers the name said to someone at least this often
 OWN_WORDS = 3  # or says it at least this often
 NICKNAME = 4  # letters of an owned name that begins a longer one, whoever says it
 SHORTEST = 3  # letters of a first word that another form of an owned name shares
+TURNS = 3  # a name given a turn this often is a character of the party
 
 
 def party_names(names: Mapping[str, NameCounts], gm: str) -> frozenset[str]:
@@ -51,7 +58,9 @@ def party_names(names: Mapping[str, NameCounts], gm: str) -> frozenset[str]:
         (_first(name), who) for name, who in sorted(owners.items()) if who is not None
     )
     played = _by_prefix(
-        (_first(name), "") for name, counts in names.items() if _played(name, counts)
+        (_first(name), "")
+        for name, counts in names.items()
+        if _played(name, counts) or _turns(name, counts)
     )
     return frozenset(
         name
@@ -74,6 +83,12 @@ def _by_prefix(pairs: Iterable[tuple[str, str]]) -> dict[str, dict[str, str]]:
 def _played(name: str, counts: NameCounts) -> bool:
     """Rule 0: said after "playing" ("I'm playing Vax'ildan"), no place."""
     return counts.before["playing"] > 0 and not _place(name)
+
+
+def _turns(name: str, counts: NameCounts) -> bool:
+    """Rule 4: given a turn at least three times, and said in the middle of a sentence as
+    often (no "Let's go", "What's up"), no place."""
+    return min(counts.turns, counts.mid_sentence) >= TURNS and not _place(name)
 
 
 def _begins(word: str, first: str) -> bool:

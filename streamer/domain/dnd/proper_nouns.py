@@ -70,6 +70,8 @@ class NameCounts:
     alone: Counter[str] = field(default_factory=Counter)  # speakers quoting it alone: '"Adra."'
     first: tuple[int, str] = (-1, "")  # the unit that says it first, and its speaker
     joined: Counter[str] = field(default_factory=Counter)  # "Austin and Gail": the other
+    world_titled: int = 0  # said after a title of the world's own ("the Wardenhelm Poppin")
+    turns: int = 0  # given a turn: "Fjord's up", "that finishes Fjord's turn", "Vex, you're up"
 
 
 @dataclass
@@ -97,7 +99,7 @@ class NameSurvey:
         vocatives: list[str] = []
         quoted = '"' in text  # someone's words: "Okay, Fitz? This is the girl..."
         alone = set(_ALONE.findall(text)) if quoted else set()
-        for name, start, previous, following, opens, two in spans(text):
+        for name, start, previous, following, opens, two, turn in spans(text):
             counts = self.names.get(name)
             if counts is None:
                 counts = self.names[name] = NameCounts()
@@ -122,6 +124,8 @@ class NameSurvey:
                 vocatives.append(name)
             if real:
                 counts.out_of_game += 1
+            if turn:
+                counts.turns += 1
         for one, other in _PAIR.findall(text) if " and " in text else ():
             if one in self.names and other in self.names:
                 self.names[one].joined[other] += 1
@@ -138,6 +142,7 @@ class Span(NamedTuple):
     after: str  # the lower-case word after it, or ""
     vocative: bool  # said to someone
     before_two: str = ""  # the two lower-case words before it ("city of"), or ""
+    turn: bool = False  # given a turn: "Fjord's up", "Fjord is up next", "Vex, you're up"
 
 
 def spans(text: str) -> list[Span]:
@@ -188,19 +193,37 @@ def _span(text: str, begin: int, words: list[str]) -> Span:
         name = name[:-2]
     following = _AFTER.match(text, end)
     after = "" if following is None else following.group(1).lower()
-    return Span(name, start, previous, after, _vocative(text, begin, end, start), two)
+    turn = _TURN.match(text, begin + len(name)) is not None
+    return Span(name, start, previous, after, _vocative(text, begin, end, start), two, turn)
+
+
+# A turn given to a name: "Fjord's up", "that finishes Fjord's turn", "It's now Fjord's
+# go", "Fjord is up next" (C2E025), "Vex, you're up" (C1E002).
+_TURN = re.compile(r"(?:'s (?:turn|go|up)|,? (?:is|you're|you are) up)\b")
 
 
 def _vocative(text: str, begin: int, end: int, start: bool) -> bool:
     """Whether the name is said to someone: opening a sentence before a comma or question
-    mark ("Grog, what do you do?"), or closing one after a comma ("Thank you, Brenna.")."""
+    mark ("Grog, what do you do?"), closing one after a comma ("Thank you, Brenna."), or
+    after an opening word and before a comma ("All right, Vex, you're up.", C1E002)."""
     following = text[end : end + 1]
     if start:  # not an echo: "Misses, yeah." (C1E060), "Story Mode, yeah."
         echo = _AFTER.match(text, end)
         return following == "?" or (
             following == "," and (echo is None or echo.group(1).lower() not in _ASSENT)
         )
-    return text[:begin].rstrip().endswith(",") and following in ("", ".", "!", "?")
+    if not text[:begin].rstrip().endswith(","):
+        return False
+    return following in ("", ".", "!", "?") or (
+        following == "," and _CALL.search(text, max(0, begin - 24), begin) is not None
+    )
+
+
+# An opening word before the comma of a name said to someone: "All right, Vex, you're up."
+_CALL = re.compile(
+    r"(?:\A|[.!?\"]\s*|--\s*)(?:all right|alright|okay|ok|so|now|and|well|hey|then|right),\s*\Z",
+    re.IGNORECASE,
+)
 
 
 _ASSENT = frozenset(["yeah", "yes", "yep", "okay", "ok", "right", "sure", "exactly"])

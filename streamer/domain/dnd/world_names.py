@@ -37,7 +37,7 @@ from streamer.domain.dnd.name_cues import (
     PLACE_TWO,
     POSSESSIVES,
 )
-from streamer.domain.dnd.name_enough import TITLED, place_word, said_enough, told
+from streamer.domain.dnd.name_enough import after_title, place_word, said_enough, told
 from streamer.domain.dnd.name_kinds import other_kind
 from streamer.domain.dnd.party_inference import party_names
 from streamer.domain.dnd.proper_nouns import OPENERS, TITLES, NameCounts, NameSurvey
@@ -47,6 +47,7 @@ from streamer.framework.names import name_key
 _LANGUAGE_ENDINGS = ("ish", "ic", "ese")
 OPENED_REST = 4
 PLAYERS_PLACE = 2  # place cues of a name the players alone say
+WORLD_TITLE = 2  # a word said after "the" this often, alone, is a title before a name
 _GROUP_FIRSTS = frozenset(group.split()[0] for group in PARTY_GROUPS)
 
 
@@ -85,6 +86,7 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
     first word the session says in lower case ("Eventually Devana"), or a title, is its
     other words, said in the middle of the sentence after that word."""
     names: dict[str, NameCounts] = {}
+    titles = _world_titles(survey)
     for name in sorted(survey.names):
         counts = survey.names[name]
         words = name.split()
@@ -102,8 +104,31 @@ def openings_split(survey: NameSurvey) -> dict[str, NameCounts]:
             counts, words = opened, words[1:]
             first = words[0]
         counts, words = _after_title(counts, words)
+        if len(words) > 1 and words[0] in titles:
+            counts, words = _titled(counts, words, 0)
+            counts.world_titled = counts.said
         _add(names.setdefault(" ".join(words), NameCounts()), counts)
     return names
+
+
+def _world_titles(survey: NameSurvey) -> frozenset[str]:
+    """The world's own titles: one word said alone at least twice, at least half the time
+    after "the", that begins longer names with no place word and no "of" ("the Wardenhelm"
+    and "Wardenhelm Poppin Drokrusher", C2E025; "the Ironkeeper" and "Ironkeeper Gradim
+    Greyspine", C1E001; not "the Shademirk" of "Shademirk Bog", C1E060)."""
+    longer: dict[str, list[list[str]]] = {}
+    for name in survey.names:
+        words = name.split()
+        if len(words) > 1:
+            longer.setdefault(words[0], []).append(words)
+    return frozenset(
+        word
+        for word, names in longer.items()
+        if (alone := survey.names.get(word)) is not None
+        and alone.before["the"] >= WORLD_TITLE
+        and alone.before["the"] * 2 >= alone.said
+        and not any("of" in words or place_word([" ".join(words)]) for words in names)
+    )
 
 
 def _after_title(counts: NameCounts, words: list[str]) -> tuple[NameCounts, list[str]]:
@@ -194,6 +219,8 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.out_of_game += counts.out_of_game
     total.alone.update(counts.alone)
     total.joined.update(counts.joined)
+    total.world_titled += counts.world_titled
+    total.turns += counts.turns
     if total.first[0] < 0 or 0 <= counts.first[0] < total.first[0]:
         total.first = counts.first
 
@@ -228,9 +255,10 @@ def classify(
     unsure: list[_Group] = []  # of the world, neither a person nor a place by its cues
     groups = _groups(openings_split(survey), gm, survey.lower)
     owned = party_names({g.name: g.counts for g in groups}, gm) if not party else frozenset()
+    titles = _world_titles(survey)
     for group in groups:
         keys = {name_key(form) for form in group.forms}
-        if keys & party_keys or group.name in owned:
+        if keys & party_keys or group.name in owned or group.name in titles:
             continue
         if not _worldly(group, survey, labels, gm):
             continue
@@ -314,7 +342,7 @@ def _players_place(group: _Group, gm: str) -> bool:
     if after_the and place_word(group.forms):
         return True
     person, place, _ = _cues(group.counts, group.forms, True, gm)
-    titled = sum(n for word, n in group.counts.before.items() if word in TITLED)
+    titled = after_title(group.counts)
     return (place >= PLAYERS_PLACE and not person) or (titled >= PLAYERS_PLACE and not place)
 
 
@@ -351,9 +379,8 @@ def _cues(counts: NameCounts, forms: list[str], common: bool, gm: str) -> tuple[
     """A name's person, place and deity cues (rule 4)."""
     deity = sum(n for word, n in counts.before.items() if word in DEITY_BEFORE)
     deity += sum(n for word, n in counts.after.items() if word in DEITY_AFTER)
-    person: float = sum(
-        n for word, n in counts.before.items() if word in PERSON_BEFORE or word in TITLED
-    )
+    person: float = sum(n for word, n in counts.before.items() if word in PERSON_BEFORE)
+    person += after_title(counts)
     person += sum(n for word, n in counts.after.items() if word in PERSON_AFTER)
     # said to someone; by the game master, in an NPC's voice, opening a sentence or in a
     # unit that quotes: "Cloen, wake up!", not "His own tinkered construction, Bad News."
