@@ -4,6 +4,7 @@ pass, whose counts do not depend on how the session is cut into chunks."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from streamer.domain.dnd import name_mining
 from streamer.domain.dnd.npc_rules import FormMatcher, NpcNames, NpcRules
 from streamer.domain.dnd.place_rules import PlaceRules
-from streamer.domain.dnd.proper_nouns import NameSurvey, Span, spans
+from streamer.domain.dnd.proper_nouns import LOOK_BEHIND, NameSurvey, Span, spans, words_before
 from streamer.domain.dnd.world_names import WorldNames, classify
 from streamer.framework.chunking.chunker import Chunker
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit, new_units
@@ -403,3 +404,20 @@ def test_of_echoes_quotes_and_the_game_s_own_words() -> None:
     assert surveyed(game).names["Armavault"].out_of_game == 0
     assert surveyed(game).names["Kima"].out_of_game == 0
     assert surveyed([("MATT", "Thanks to our sponsor, Wyrmwood.")]).names["Wyrmwood"].out_of_game
+
+
+# The words before a name as a search of every place before it finds them (what the survey
+# did before it read them backwards): the leftmost place from which a word, optionally a
+# word and spaces before it, then no word character, reach the name.
+_SEARCHED = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)(\W*)\Z")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab\u00e9Z '-.,\"1_\u2014", max_size=60), st.data())
+def test_the_words_before_a_name_read_backwards_are_those_a_search_finds(
+    text: str, data: st.DataObject
+) -> None:
+    begin = data.draw(st.integers(0, len(text)))
+    searched = _SEARCHED.search(text, max(0, begin - LOOK_BEHIND), begin)
+    expected = None if searched is None else (searched[1] or "", searched[2], searched[3])
+    assert words_before(text, begin) == expected

@@ -32,8 +32,12 @@ _RUN = re.compile(
     r"(?<![\w'-])[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*"
     r"(?: (?:of )?[A-Z\u00c0-\u00de]\w*(?:['-]\w+)*)*"
 )
-# The word before a name and what lies between them; the word after it.
-_BEFORE = re.compile(r"(?:([^\W\d_]+(?:['-][^\W\d_]+)*) +)?([^\W\d_]+(?:['-][^\W\d_]+)*)([^\w]*)\Z")
+# The word before a name and what lies between them, and the word before that, read
+# backwards from the name (the words reversed: a word reads the same pattern either way);
+# the word after it.
+_WORD = r"[^\W\d_]+(?:['-][^\W\d_]+)*"
+_BEFORE_REVERSED = re.compile(rf"([^\w]*)({_WORD})(?: +({_WORD}))?")
+LOOK_BEHIND = 40  # characters before a name that its words before it are read in
 _AFTER = re.compile(r"[ ,]*([^\W\d_]+(?:['-][^\W\d_]+)*)")
 # A name quoted alone, said or called: '"Tremaine."', '"Giles!"'.
 _ALONE = re.compile(r'"([A-Z][\w\'-]*(?: [A-Z][\w\'-]*)*)[.!]"')
@@ -154,7 +158,12 @@ def spans(text: str) -> list[Span]:
     out: list[Span] = []
     for run in _RUN.finditer(text):
         begin = run.start()
-        words = run.group().split(" ")
+        said = run.group()
+        if " " not in said:  # one word, most runs: a name or none
+            if _name_word(said):
+                out.append(_span(text, begin, [said]))
+            continue
+        words = said.split(" ")
         parts: list[list[str]] = [[]]
         titled = words[0] in TITLES  # "Lady Kima of Vord": Kima, and Vord
         for word in words:  # "DM", "I" and "OK" end a name; "of" joins two
@@ -174,15 +183,16 @@ def spans(text: str) -> list[Span]:
 
 
 def _span(text: str, begin: int, words: list[str]) -> Span:
-    before = _BEFORE.search(text, max(0, begin - 40), begin)
+    before = words_before(text, begin)
     two = ""
     if before is None:
         start, previous = True, ""
     else:
-        start = bool(_BREAK.search(before.group(3)))
-        previous = "" if start else before.group(2).lower()
-        if previous and before.group(1):
-            two = f"{before.group(1).lower()} {previous}"
+        earlier, word, gap = before
+        start = bool(_BREAK.search(gap))
+        previous = "" if start else word.lower()
+        if previous and earlier:
+            two = f"{earlier.lower()} {previous}"
     while len(words) > 1 and (words[0] in TITLES or (start and words[0].lower() in OPENERS)):
         begin += len(words[0]) + 1
         two = f"{previous} {words[0].lower()}" if previous else ""
@@ -200,6 +210,18 @@ def _span(text: str, begin: int, words: list[str]) -> Span:
 # A turn given to a name: "Fjord's up", "that finishes Fjord's turn", "It's now Fjord's
 # go", "Fjord is up next" (C2E025), "Vex, you're up" (C1E002).
 _TURN = re.compile(r"(?:'s (?:turn|go|up)|,? (?:is|you're|you are) up)\b")
+
+
+def words_before(text: str, begin: int) -> tuple[str, str, str] | None:
+    """The word before ``text[begin:]`` (within ``LOOK_BEHIND`` characters), the word
+    before that when only spaces part them (or ""), and what lies between the word and
+    ``begin``; ``None`` when no word comes before. Read backwards: one ``match`` from the
+    name, not a search of every place in the characters before it."""
+    found = _BEFORE_REVERSED.match(text[max(0, begin - LOOK_BEHIND) : begin][::-1])
+    if found is None:
+        return None
+    gap, word, earlier = found.groups()
+    return (earlier or "")[::-1], word[::-1], gap[::-1]
 
 
 def _vocative(text: str, begin: int, end: int, start: bool) -> bool:
