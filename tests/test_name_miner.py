@@ -94,10 +94,17 @@ def test_the_glossary_s_party_and_names_come_first() -> None:
 
 
 def test_without_a_party_names_said_to_the_players_are_the_party() -> None:
-    # "Grog, ..." answered by TRAVIS twice: Grog is TRAVIS's character (party_inference)
-    lines = [("LAURA", "Grog, come here."), ("TRAVIS", "Coming."), ("MATT", "So Grog nods.")]
+    # "Grog, ..." answered by TRAVIS three times: Grog is TRAVIS's character (party_inference)
+    # and once after the game master's own words: "Grog, what do you do?"
+    lines = [
+        ("LAURA", "Grog, come here."),
+        ("TRAVIS", "Coming."),
+        ("MATT", "So Grog nods. Grog, what do you do?"),
+        ("TRAVIS", "I wait."),
+    ]
     survey = surveyed([*SESSION, *lines])
-    assert survey.names["Grog"].answered == {"TRAVIS": 2, "LAURA": 1}
+    assert survey.names["Grog"].answered == {"TRAVIS": 3, "LAURA": 1}
+    assert survey.names["Grog"].calls == {("LAURA", "TRAVIS"): 1, ("MATT", "TRAVIS"): 1}
     assert "Grog" not in classify(survey, {}, {}).npcs
     # with a party, only the glossary says who is in it
     assert classify(survey, {"SAM": "Scanlan"}, {}).npcs["Grog"] == "Grog"

@@ -23,14 +23,19 @@ def counts(
     speakers: dict[str, int],
     answered: dict[str, int] | None = None,
     addressed: dict[str, int] | None = None,
+    calls: dict[tuple[str, str], int] | None = None,
 ) -> NameCounts:
+    """A name's counts; ``calls`` (caller, answerer): by default each answer came after the
+    game master's own words ("MATT")."""
     said = sum(speakers.values())
+    answers = answered or {}
     return NameCounts(
         said=said,
         mid_sentence=said,
         speakers=Counter(speakers),
-        answered=Counter(answered or {}),
+        answered=Counter(answers),
         addressed=Counter(addressed or {}),
+        calls=Counter({("MATT", who): n for who, n in answers.items()} if calls is None else calls),
     )
 
 
@@ -43,10 +48,14 @@ def test_the_survey_counts_who_answers_a_name_said_to_someone() -> None:
             ("LAURA", "Percy, no!"),  # the same speaker again: no answer
             ("MATT", "Percy nods."),  # said, not to someone: nothing to answer
             ("TALIESIN", "Fine."),
+            ("MATT", 'She turns. "Percy, you came."'),  # an NPC says it, in his voice
+            ("TALIESIN", "I did."),
         ]
     )
-    assert survey.names["Percy"].answered == Counter({"TALIESIN": 1, "MATT": 1})
-    assert survey.names["Percy"].addressed == Counter({"MATT": 1, "LAURA": 2})
+    percy = survey.names["Percy"]
+    assert percy.answered == Counter({"TALIESIN": 2, "MATT": 1})
+    assert percy.addressed == Counter({"MATT": 2, "LAURA": 2})
+    assert percy.calls == Counter({("MATT", "TALIESIN"): 1, ("LAURA", "MATT"): 1})
 
 
 def test_a_name_said_after_an_opening_word_and_before_a_comma_is_said_to_someone() -> None:
@@ -102,6 +111,13 @@ def test_rule_1_answered_by_one_player() -> None:
     assert owner(counts({"MATT": 12, "LAURA": 2}, {"MATT": 2}), "MATT") is None
     # two speakers at once are no player
     assert owner(counts({"MATT": 3}, {"LAURA, SAM": 2}), "MATT") is None
+    # C2E025's "Rissa", an NPC: SAM answers twice, never the game master's own words ("Rissa?
+    # Sorry." from MARISHA; '"Rissa, would you mind..."', an NPC in his voice)
+    rissa = {"MATT": 28, "MARISHA": 6, "SAM": 1, "TALIESIN": 1}
+    calls = {("MARISHA", "SAM"): 1, ("MATT", "TALIESIN"): 1}
+    assert owner(counts(rissa, {"SAM": 2, "TALIESIN": 1}, calls=calls), "MATT") is None
+    calls[("MATT", "SAM")] = 1  # "Rissa, what do you do?" from the game master
+    assert owner(counts(rissa, {"SAM": 2, "TALIESIN": 1}, calls=calls), "MATT") == "SAM"
 
 
 def test_rule_2_a_player_s_own_words() -> None:

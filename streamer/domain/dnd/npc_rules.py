@@ -12,7 +12,7 @@ glossary lists takes the glossary's name; one of the party's is never an NPC.
   as whole words (case-insensitive, apostrophe forms and runs of white space ignored; a
   letter, digit or underscore on either side is another word: ``Kima`` is not in
   ``Kimarra``, ``Gilmore's`` names ``Gilmore``).
-- ``dnd/npcs`` (``dnd/npcs-rules@7``): one candidate per unit and NPC named there, citing
+- ``dnd/npcs`` (``dnd/npcs-rules@8``): one candidate per unit and NPC named there, citing
   the unit; normalization's registry rule makes them one record per NPC citing every unit.
 
 Without a glossary naming NPCs and with no NPC mined (or no survey), the rules give no
@@ -32,7 +32,7 @@ from streamer.domain.dnd.prefilter import Gate
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 from streamer.framework.names import name_key
 
-NPCS_VERSION = "dnd/npcs-rules@7"
+NPCS_VERSION = "dnd/npcs-rules@8"
 NO_NAMES = (
     "the glossary names no non-player character (its names, less the party's): "
     "the rules look for those names only"

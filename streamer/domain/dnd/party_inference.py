@@ -11,7 +11,10 @@ name is, or ``None``:
    ("Vax").
 1. **Answered**: the name, said to someone, is answered next by one player more often than
    by anyone else, the game master included, at least twice ("Percy, what do you do?" and
-   TALIESIN speaks next, three times in C1E001).
+   TALIESIN speaks next, three times in C1E001), once at least after the game master's own
+   words, outside a quotation: the game master asks the table. Not "Rissa" (C2E025), said
+   to by players ("Rissa? Sorry.") and by NPCs in the game master's voice ('"Rissa, would
+   you mind..."'), whom SAM happened to answer twice.
 2. **Their own words**: one player says the name at least three times, more often than the
    other players together and at least as often as the game master, and answers it when
    it is said to someone more often than any other player does, at least once ("Scanlan
@@ -139,9 +142,10 @@ def _top(counter: Counter[str]) -> tuple[str, int, int]:
 
 
 def _answered(counts: NameCounts, gm: str) -> str | None:
-    """Rule 1: answered next by one player, more than by anyone else, at least twice."""
+    """Rule 1: answered next by one player, more than by anyone else, at least twice, once
+    at least after the game master's own words."""
     who, top, second = _top(+counts.answered)
-    if _player(who, gm) and top >= ANSWERED and top > second:
+    if _player(who, gm) and top >= ANSWERED and top > second and counts.calls[(gm, who)]:
         return who
     return None
 

@@ -1,4 +1,4 @@
-"""The built-in rules of ``dnd/places`` (``dnd/places-rules@6``): the session's named places.
+"""The built-in rules of ``dnd/places`` (``dnd/places-rules@7``): the session's named places.
 
 The places are those the proper-noun miner tells from the whole session (``name_mining``,
 ``world_names``: a place word in the name, or more place cues than person cues). One
@@ -17,7 +17,7 @@ from streamer.domain.dnd import name_mining
 from streamer.domain.dnd.npc_rules import FormMatcher, cite
 from streamer.framework.kinds.extraction_spec import RulesContext, ShownUnit
 
-PLACES_VERSION = "dnd/places-rules@6"
+PLACES_VERSION = "dnd/places-rules@7"
 NO_PLACES = "the transcript names no place the rules can tell from a person or a thing"
 
 

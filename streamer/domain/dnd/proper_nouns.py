@@ -69,6 +69,9 @@ class NameCounts:
     # ... opening a sentence or in a unit quoting someone ("Cloen, wake up!", '"Okay,
     # Fitz?"'; not "His own tinkered construction, Bad News.")
     hailed: Counter[str] = field(default_factory=Counter)
+    # (who said it to someone outside a quotation, who spoke next): "Percy, what do you
+    # do?" from the game master, answered by TALIESIN; not an NPC's '"Rissa, would you..."'
+    calls: Counter[tuple[str, str]] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)  # who speaks next, when another
     out_of_game: int = 0  # said in a unit with a word of the real world ("sponsor", "Twitch")
     alone: Counter[str] = field(default_factory=Counter)  # speakers quoting it alone: '"Adra."'
@@ -88,6 +91,7 @@ class NameSurvey:
     units: int = 0
     # The last unit's speaker and the names it said to someone (``NameCounts.answered``).
     said_to: tuple[str, tuple[str, ...]] = ("", ())
+    said_outside: tuple[str, ...] = ()  # ... of them, those said outside a quotation
 
     def add(self, speaker: str | None, text: str) -> None:
         who = "" if speaker is None else " ".join(speaker.split())
@@ -97,13 +101,17 @@ class NameSurvey:
         lower = _LOWER.findall(text)
         self.lower.update(lower)
         last, called = self.said_to
-        for name in called if who != last else ():
-            self.names[name].answered[who] += 1
+        if who != last:
+            for name in called:
+                self.names[name].answered[who] += 1
+            for name in self.said_outside:
+                self.names[name].calls[(last, who)] += 1
         real = not _UNIT_REAL.isdisjoint(lower) or not REAL_WORLD_NAMES.isdisjoint(text.split())
         vocatives: list[str] = []
+        outside: list[str] = []  # ... not in a quotation
         quoted = '"' in text  # someone's words: "Okay, Fitz? This is the girl..."
         alone = set(_ALONE.findall(text)) if quoted else set()
-        for name, start, previous, following, opens, two, turn in spans(text):
+        for name, start, previous, following, opens, two, turn, inside in spans(text):
             counts = self.names.get(name)
             if counts is None:
                 counts = self.names[name] = NameCounts()
@@ -126,6 +134,8 @@ class NameSurvey:
                 if start or quoted:
                     counts.hailed[who] += 1
                 vocatives.append(name)
+                if not inside:
+                    outside.append(name)
             if real:
                 counts.out_of_game += 1
             if turn:
@@ -135,6 +145,7 @@ class NameSurvey:
                 self.names[one].joined[other] += 1
                 self.names[other].joined[one] += 1
         self.said_to = (who, tuple(dict.fromkeys(vocatives)))
+        self.said_outside = tuple(dict.fromkeys(outside))
 
 
 class Span(NamedTuple):
@@ -147,6 +158,7 @@ class Span(NamedTuple):
     vocative: bool  # said to someone
     before_two: str = ""  # the two lower-case words before it ("city of"), or ""
     turn: bool = False  # given a turn: "Fjord's up", "Fjord is up next", "Vex, you're up"
+    inside: bool = False  # in a quotation: someone in the story says it
 
 
 def spans(text: str) -> list[Span]:
@@ -204,7 +216,8 @@ def _span(text: str, begin: int, words: list[str]) -> Span:
     following = _AFTER.match(text, end)
     after = "" if following is None else following.group(1).lower()
     turn = _TURN.match(text, begin + len(name)) is not None
-    return Span(name, start, previous, after, _vocative(text, begin, end, start), two, turn)
+    inside = text.count('"', 0, begin) % 2 == 1  # straight quotes, as ``_ALONE`` reads
+    return Span(name, start, previous, after, _vocative(text, begin, end, start), two, turn, inside)
 
 
 # A turn given to a name: "Fjord's up", "that finishes Fjord's turn", "It's now Fjord's

@@ -216,6 +216,7 @@ def _add(total: NameCounts, counts: NameCounts) -> None:
     total.addressed.update(counts.addressed)
     total.hailed.update(counts.hailed)
     total.answered.update(counts.answered)
+    total.calls.update(counts.calls)
     total.out_of_game += counts.out_of_game
     total.alone.update(counts.alone)
     total.joined.update(counts.joined)
