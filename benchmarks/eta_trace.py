@@ -67,7 +67,13 @@ def _config(folder: Path, base_url: str, args: argparse.Namespace) -> Path:
     pipeline = config["pipeline"]
     pipeline["chunking"] = {"max_units": args.max_units, "overlap_units": args.overlap}
     pipeline["extraction"].update(
-        {"max_tokens": args.max_tokens, "requests": args.mode, "timeout_s": 600}
+        # read whole: the recorder's rewrite hands on whole answers, not streams
+        {
+            "max_tokens": args.max_tokens,
+            "requests": args.mode,
+            "timeout_s": 600,
+            "stop_repeats": False,
+        }
     )
     path = folder / "streamer.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))

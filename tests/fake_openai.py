@@ -35,6 +35,14 @@ class Reply:
     drop: bool = False  # close the connection without answering
     wait: threading.Event | None = None  # answer only once this is set
     hang: bool = False  # never answer (until the server stops)
+    # asked with ``"stream": true``: answer as server-sent events, ``content`` in pieces of
+    # ``piece`` characters (then the finish reason, the usage and ``[DONE]``), each event
+    # written a byte at a time; with ``hold``, write only the pieces, then keep the stream
+    # open until the client closes it (``FakeServer.closed_by_client`` counts those)
+    stream: bool = False
+    piece: int = 1
+    hold: bool = False
+    drop_stream: bool = False  # write only the pieces, then close the connection
 
 
 def structured_mode(body: dict[str, Any]) -> str:
@@ -61,6 +69,32 @@ class Request:
     @property
     def first_unit(self) -> str:
         return self.units.splitlines()[1].split("]")[0].lstrip("[")
+
+
+def events(reply: Reply) -> Iterator[bytes]:
+    """The server-sent events of a streamed ``reply``."""
+
+    def event(data: dict[str, Any]) -> bytes:
+        return b"data: " + json.dumps(data).encode() + b"\n\n"
+
+    def chunk(delta: dict[str, str], finish_reason: str | None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [choice]}
+
+    yield event(chunk({"role": "assistant"}, None))
+    content = reply.content or ""
+    for start in range(0, len(content), reply.piece):
+        yield event(chunk({"content": content[start : start + reply.piece]}, None))
+    if reply.hold or reply.drop_stream:
+        return
+    yield event(chunk({}, reply.finish_reason))
+    last: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": []}
+    if reply.usage is not None:
+        last["usage"] = reply.usage
+    if reply.timings is not None:
+        last["timings"] = reply.timings
+    yield event(last)
+    yield b"data: [DONE]\n\n"
 
 
 def completion(reply: Reply) -> bytes:
@@ -98,6 +132,7 @@ class FakeServer:
         self.requests: list[Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.closed_by_client = 0
         self.received = threading.Condition()
         self._stop = threading.Event()
         fake = self
@@ -138,6 +173,9 @@ class FakeServer:
                     if reply.drop:
                         self.close_connection = True
                         return
+                    if reply.stream and body.get("stream") is True:
+                        self._stream(reply)
+                        return
                     data = completion(reply)
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
@@ -150,6 +188,25 @@ class FakeServer:
                     with fake.received:
                         fake.in_flight -= 1
                         fake.received.notify_all()
+
+            def _stream(self, reply: Reply) -> None:
+                self.close_connection = True
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                try:
+                    for data in events(reply):
+                        for index in range(len(data)):  # a byte at a time
+                            self.wfile.write(data[index : index + 1])
+                            self.wfile.flush()
+                    if not reply.hold or self.rfile.read(1) != b"":  # until the client closes
+                        return
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # closed while the pieces were written
+                with fake.received:
+                    fake.closed_by_client += 1
+                    fake.received.notify_all()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -135,6 +135,9 @@ class Exchange:
     status: int
     answer: dict[str, Any] | None
     at: float = 0.0  # when the server answered (``time.monotonic()``)
+    # streamed (``"stream": true``): the answer is the pieces joined, the usage any chunk
+    # carried; ``stopped``: the client closed the stream before its end
+    stopped: bool = False
 
     @property
     def question(self) -> str:
@@ -187,6 +190,9 @@ class Recorder:
                 with recorder._lock:
                     recorder.in_flight += 1
                 try:
+                    if json.loads(data).get("stream") is True:
+                        self._stream(data)
+                        return
                     answer, status = self._forward(data)
                 finally:
                     with recorder._lock:
@@ -219,6 +225,55 @@ class Recorder:
                 if parsed is not None and rewrite is not None:
                     answer = json.dumps(rewrite(body, copy.deepcopy(parsed))).encode()
                 return answer, response.status
+
+            def _stream(self, data: bytes) -> None:
+                """The server's events handed on line by line as they come; when the client
+                closes, the server's stream is closed too (it then stops generating)."""
+                connection = http.client.HTTPConnection(
+                    target_host, int(target_port), timeout=REQUEST_S
+                )
+                self.close_connection = True
+                pieces: list[str] = []
+                usage: dict[str, int] | None = None
+                finish_reason = None
+                stopped = False
+                try:
+                    connection.request(
+                        "POST", self.path, data, {"Content-Type": "application/json"}
+                    )
+                    response = connection.getresponse()
+                    self.send_response(response.status)
+                    self.send_header("Content-Type", response.getheader("Content-Type", ""))
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    while line := response.readline():
+                        try:
+                            self.wfile.write(line)
+                            self.wfile.flush()
+                        except OSError:
+                            stopped = True
+                            break
+                        text = line.decode().strip()
+                        if not text.startswith("data: {"):
+                            continue
+                        chunk = json.loads(text.removeprefix("data: "))
+                        usage = chunk.get("usage") or usage
+                        for choice in chunk.get("choices") or []:
+                            pieces.append((choice.get("delta") or {}).get("content") or "")
+                            finish_reason = choice.get("finish_reason") or finish_reason
+                finally:
+                    connection.close()
+                answer = {
+                    "choices": [
+                        {"message": {"content": "".join(pieces)}, "finish_reason": finish_reason}
+                    ],
+                    "usage": usage or {},
+                }
+                exchange = Exchange(
+                    json.loads(data), response.status, answer, time.monotonic(), stopped
+                )
+                with recorder._lock:
+                    recorder.exchanges.append(exchange)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -25,6 +25,7 @@ from streamer.cli.extract_command import ChunkProgressLine
 from streamer.domain.dnd.prompts import PREAMBLE
 from streamer.extraction.requests import ASK_AGAIN, ASK_SHORTER
 from streamer.extraction.response_schema import grammar_schema, response_schema, strict_schema
+from streamer.extraction.run import STOP_REPEATS_HINT
 from streamer.extraction.transport import ChatTransport, retry_after_seconds
 from streamer.framework.errors.types import ConfigurationError
 from tests.extract_support import (
@@ -445,6 +446,20 @@ def test_an_answer_invalid_twice_fails_the_lane(tmp_path: Path, name: str) -> No
     assert len(server.requests) == 3
     assert not (tmp_path / "out" / "spells.jsonl").exists()
     assert lane(result, "npcs")["status"] == "ok" and (tmp_path / "out" / "npcs.jsonl").exists()
+
+
+def test_a_cut_answer_without_stop_repeats_names_it_as_the_remedy(tmp_path: Path) -> None:
+    bad, problem = INVALID["truncated"]
+    with fake_server(always(bad)) as server:
+        config = write_config(tmp_path, server.base_url, max_units=26, stop_repeats=False)
+        result = extract(config, tmp_path / "out")
+    assert lane(result)["failures"] == [
+        {
+            "chunk_id": "chunk-000001",
+            "reason": f"{problem} (asked again once)",
+            "hint": STOP_REPEATS_HINT,
+        }
+    ]
 
 
 def test_no_retries_means_no_reask(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ ERRORS = {
     extraction("[]"): "$.pipeline.extraction must be a mapping",
     extraction(
         "{url: x}"
-    ): '$.pipeline.extraction: unknown member "url" (hint: accepted: api_key_env, base_url, concurrency, engine, max_retries, max_tokens, model, requests, requests_per_minute, structured_output, temperature, timeout_s)',
+    ): '$.pipeline.extraction: unknown member "url" (hint: accepted: api_key_env, base_url, concurrency, engine, max_retries, max_tokens, model, requests, requests_per_minute, stop_repeats, structured_output, temperature, timeout_s)',
     extraction("{engine: claude}"): "$.pipeline.extraction.engine must be one of: openai, rules",
     extraction(
         "{base_url: localhost:11434}"
@@ -52,6 +52,7 @@ ERRORS = {
     extraction(
         "{requests: all}"
     ): "$.pipeline.extraction.requests must be one of: per-lane, combined (hint: combined asks every model lane of a chunk in one request)",
+    extraction("{stop_repeats: 1}"): "$.pipeline.extraction.stop_repeats must be true or false",
     extraction("{max_tokens: 0}"): "$.pipeline.extraction.max_tokens must be an integer >= 1",
     "pipeline:\n  lanes: [{id: spells, artifact_kind: dnd/spell-casts, max_tokens: 1.5}]\n": "$.pipeline.lanes[0].max_tokens must be an integer >= 1",
     extraction("{concurrency: 0}"): "$.pipeline.extraction.concurrency must be an integer >= 1",
@@ -134,6 +135,7 @@ def test_the_defaults_are_the_documented_ones(tmp_path: Path) -> None:
         "concurrency": f"`{DEFAULT_CONCURRENCY}`",
         "timeout_s": f"`{DEFAULT_TIMEOUT_S:g}`",
         "max_retries": f"`{DEFAULT_MAX_RETRIES}`",
+        "stop_repeats": "`true`",
         "temperature": f"`{DEFAULT_TEMPERATURE:g}`",
         "requests_per_minute": "absent (no limit)",
         "api_key_env": "absent (no key sent)",

@@ -49,6 +49,10 @@ def write_config(folder: Path, base_url: str, mode: str = MODE) -> Path:
                 "concurrency": 1,
                 "timeout_s": 600,
                 "max_retries": 1,
+                # read whole: these check the receipt against the server's own usage,
+                # which llama-cpp-python sends only with a whole answer (streamed answers:
+                # tests/test_model_server_stop_repeats.py)
+                "stop_repeats": False,
             },
         }
     }

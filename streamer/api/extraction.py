@@ -175,8 +175,12 @@ def _lane_plan(
                 + " or ".join(_local_engines()),
             )
     # The structured-output mode an answer was asked in joins these in its cache key.
-    # max_tokens does not: it cuts an answer, and a cut answer is never cached.
-    parameters = {"temperature": settings.temperature}
+    # max_tokens does not: it cuts an answer, and a cut answer is never cached. An answer
+    # stopped at a repeated record is one a run without stop_repeats never gets: keyed
+    # apart (only when set, so that the keys of every other answer stay as they were).
+    parameters: dict[str, Any] = {"temperature": settings.temperature}
+    if settings.stop_repeats:
+        parameters["stop_repeats"] = True
     max_tokens = lane.max_tokens or settings.max_tokens
     return LanePlan(
         lane_id,

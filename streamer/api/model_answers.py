@@ -47,6 +47,7 @@ def ask_models(
         concurrency,
         settings.max_retries,
         settings.max_tokens,
+        settings.stop_repeats,
     )
     asker = CombinedAsker if settings.requests == "combined" else ModelAsker
     asker(plan, lanes, cache, model, transport, reuse=reuse, progress=progress).ask()

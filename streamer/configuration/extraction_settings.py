@@ -49,6 +49,7 @@ KEYS = frozenset(
         "requests_per_minute",
         "temperature",
         "max_tokens",
+        "stop_repeats",
     }
 )
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -73,6 +74,7 @@ class ExtractionConfig:
     requests_per_minute: int | None = None
     temperature: float = DEFAULT_TEMPERATURE
     max_tokens: int = DEFAULT_MAX_TOKENS
+    stop_repeats: bool = True  # stream answers, stop one at its first repeated record
 
 
 def max_tokens_value(value: Any, path: str) -> int:
@@ -151,7 +153,14 @@ def resolve_extraction(value: Any) -> ExtractionConfig:
         max_tokens=max_tokens_value(
             value.get("max_tokens", defaults.max_tokens), f"{PATH}.max_tokens"
         ),
+        stop_repeats=_flag(value.get("stop_repeats", defaults.stop_repeats), "stop_repeats"),
     )
+
+
+def _flag(value: Any, key: str) -> bool:
+    if type(value) is not bool:
+        raise ConfigurationError(f"{PATH}.{key} must be true or false")
+    return value
 
 
 def _text(value: Any, path: str) -> str | None:

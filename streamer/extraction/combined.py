@@ -18,7 +18,10 @@ The answer is split back lane by lane (``split_answer``): each member is validat
 lane's answer would be; a lane whose member is missing or invalid gets the problem
 instead, and is asked again alone (in the per-lane layout). Of an answer cut at
 ``max_tokens``, the members written whole before the cut are read
-(``cut_answer.complete_members``); the lanes of the others are cut.
+(``cut_answer.complete_members``); the lanes of the others are cut. Of an answer stopped at
+a repeated record (``stop_repeats``), the lanes it never reached are asked again together
+with the same messages but the last line (``REST_INTRO``, naming them), so that the
+server's prompt cache still holds the questions and the units.
 """
 
 from __future__ import annotations
@@ -39,6 +42,14 @@ COMBINED_INTRO = (
     "per question, named by the question's ID, each member the answer to that question in "
     "the shape it asks."
 )
+# the line that ends a request asking again only the questions an answer never reached
+# (stopped at a repeated record, or cut at ``max_tokens``): the system message is the same,
+# so the server's prompt cache still holds the questions and the chunk's units
+REST_INTRO = (
+    "Answer only questions {lane_ids} above about these units. Answer with one JSON object, "
+    "one member per question named here, named by the question's ID, each member the answer "
+    "to that question in the shape it asks."
+)
 LAYOUT = "questions-first"  # in the cache key of a combined answer (``combined_run``)
 QUESTION_HEADER = "Question {lane_id}:\n"
 SCHEMA_NAME = "lanes"
@@ -53,17 +64,25 @@ class Part:
     prompt: Prompt
 
 
-def combined_messages(parts: Sequence[Part], units: Sequence[ShownUnit]) -> list[dict[str, str]]:
+def combined_messages(
+    parts: Sequence[Part], units: Sequence[ShownUnit], rest: Sequence[Part] | None = None
+) -> list[dict[str, str]]:
     """The questions first, then the chunk: the system message is the lanes' preamble
     (their distinct preambles, in order, when they differ) and every lane's question in
-    turn; the user message the units and ``COMBINED_INTRO``."""
+    turn; the user message the units and ``COMBINED_INTRO``, or with ``rest`` (some of
+    ``parts``) ``REST_INTRO`` naming them."""
     questions = QUESTION_SEPARATOR.join(
         QUESTION_HEADER.format(lane_id=part.lane_id) + part.prompt.instructions for part in parts
     )
     preambles = dict.fromkeys(part.prompt.preamble for part in parts if part.prompt.preamble)
     system = QUESTION_SEPARATOR.join([*preambles, questions])
     lines = "\n".join(unit.line() for unit in units)
-    user = UNITS_HEADER + lines + QUESTION_SEPARATOR + COMBINED_INTRO
+    intro = (
+        COMBINED_INTRO
+        if rest is None
+        else REST_INTRO.format(lane_ids=", ".join(part.lane_id for part in rest))
+    )
+    user = UNITS_HEADER + lines + QUESTION_SEPARATOR + intro
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 

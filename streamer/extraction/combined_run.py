@@ -10,7 +10,10 @@ again. A chunk that only one lane still needs is asked as per-lane requests ask 
 
 A lane whose part is invalid (missing, not its records, or cut at ``max_tokens``: the
 members written whole before the cut are kept) is asked again alone, as a per-lane
-request (and fails alone, as a per-lane lane would); the others keep their part. The
+request (and fails alone, as a per-lane lane would); the others keep their part. The lanes
+an answer stopped at a repeated record (``stop_repeats``) never reached are asked again
+together, with the same questions and units (``combined.REST_INTRO``), while two or more
+are left and each answer reaches one more. The
 structured-output mode is negotiated as for single lanes: the first combined request is
 the probe, a refused format tries the next mode, and a chunk whose every mode was
 refused asks its lanes alone. Each lane's receipt counts the combined requests it was in
@@ -31,6 +34,7 @@ from streamer.extraction.combined import (
     combined_messages,
     split_answer,
 )
+from streamer.extraction.cut_answer import complete_members
 from streamer.extraction.requests import request_body
 from streamer.extraction.responses import TRUNCATED, InvalidAnswer
 from streamer.extraction.run import LanePlan, ModelAsker
@@ -102,20 +106,30 @@ class CombinedAsker(ModelAsker):
                 await self._combined(lanes, chunk)
 
     async def _combined(self, lanes: list[LanePlan], chunk: ExtractionChunk) -> None:
-        """The lanes' answers from one request, in the cache; a lane whose part is invalid
-        asked again alone."""
-        try:
-            asked = await self._ask_combined(lanes, chunk)
-        except RequestFailed as error:
-            self._fail(lanes, chunk, error)
-            return
-        finally:
-            self._negotiation.settle()
-        if asked is None:  # every mode refused: each lane alone, as per-lane requests
-            again = lanes
-        else:
+        """The lanes' answers from one request, in the cache; the lanes an answer stopped
+        at a repeated record never reached asked together again, with the same questions
+        (while two or more are left); a lane whose part is invalid asked again alone."""
+        rest: list[LanePlan] | None = None  # the lanes not reached, once an answer stopped
+        again: list[LanePlan] = []
+        while True:
+            asking = lanes if rest is None else rest
+            try:
+                asked = await self._ask_combined(lanes, chunk, rest)
+            except RequestFailed as error:
+                self._fail(asking, chunk, error)
+                return
+            finally:
+                self._negotiation.settle()
+            if asked is None:  # every mode refused: each lane alone, as per-lane requests
+                again += asking
+                break
             completion, mode = asked
-            again = self._store(lanes, chunk, completion, mode)
+            invalid, unreached = self._store(asking, chunk, completion, mode)
+            again += invalid
+            if len(unreached) < 2 or len(unreached) == len(asking):  # one left, or no progress
+                again += unreached
+                break
+            rest = unreached
         for lane in again:
             if lane.failed:
                 continue
@@ -123,22 +137,25 @@ class CombinedAsker(ModelAsker):
                 problem = "its part of a combined answer was invalid (max_retries is 0)"
                 self._fail([lane], chunk, InvalidAnswer(problem))
                 continue
-            if asked is not None:
+            if lane.stats.combined_requests:
                 lane.stats.retries += 1
             await self._one(lane, chunk)
 
     async def _ask_combined(
-        self, lanes: list[LanePlan], chunk: ExtractionChunk
+        self, lanes: list[LanePlan], chunk: ExtractionChunk, rest: list[LanePlan] | None = None
     ) -> tuple[Completion, str] | None:
-        """The combined answer and its mode; ``None`` when the server refused every mode."""
+        """The combined answer and its mode (to ``rest`` of the ``lanes``' questions, when
+        given); ``None`` when the server refused every mode."""
         settings = self._settings
         negotiation = self._negotiation
-        parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
-        conversation = combined_messages(parts, chunk.units)
-        max_tokens = sum(lane.max_tokens or settings.max_tokens for lane in lanes)
+        questions = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
+        asking = lanes if rest is None else rest
+        parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in asking]
+        conversation = combined_messages(questions, chunk.units, None if rest is None else parts)
+        max_tokens = sum(lane.max_tokens or settings.max_tokens for lane in asking)
 
         def sent() -> None:
-            for lane in lanes:
+            for lane in asking:
                 lane.stats.combined_requests += 1
 
         while True:
@@ -150,7 +167,9 @@ class CombinedAsker(ModelAsker):
             )
             probe = not self._accepted and format_ is not None
             try:
-                completion = await self._transport.complete(body, sent, probe=probe)
+                completion = await self._transport.complete(
+                    body, sent, probe=probe, stop_repeats=settings.stop_repeats
+                )
             except FormatRefused:
                 following = negotiation.next_index(index)
                 if following is None:
@@ -164,9 +183,9 @@ class CombinedAsker(ModelAsker):
 
     def _store(
         self, lanes: list[LanePlan], chunk: ExtractionChunk, completion: Completion, mode: str
-    ) -> list[LanePlan]:
+    ) -> tuple[list[LanePlan], list[LanePlan]]:
         """Each valid part in the cache as its lane's answer; the lanes whose part is
-        invalid."""
+        invalid, and those an answer stopped at a repeated record never reached."""
         count = len(lanes)
         prompt = shares(completion.prompt_tokens, count)
         answer = shares(completion.completion_tokens, count)
@@ -174,6 +193,10 @@ class CombinedAsker(ModelAsker):
         cached = None if said is None else shares(said, count)
         parts = [Part(lane.lane_id, lane.kind, lane.spec.prompt) for lane in lanes]
         split = split_answer(parts, completion.content, completion.finish_reason)
+        # stopped at a repeated record: the last member written is the one that repeated
+        written = complete_members(completion.content or "") if completion.repeated else {}
+        stopped = list(written)[-1:]
+        unreached = [lane for lane in lanes if written and lane.lane_id not in written]
         # keyed by every model lane of the run, not only those asked in this request: a
         # lane that failed earlier leaves the others' keys as a rerun looks them up
         asked = asked_lanes(self._lanes)
@@ -186,9 +209,12 @@ class CombinedAsker(ModelAsker):
             if cached is not None:
                 stats.cached_tokens = (stats.cached_tokens or 0) + cached[index]
             stats.server.add(share_of(completion.timings, index, count))
+            stats.stopped_at_repeat += lane.lane_id in stopped
             records = split[lane.lane_id]
             if isinstance(records, InvalidAnswer):
-                if records.problem == TRUNCATED:  # its part was cut (or not reached)
+                if lane in unreached:
+                    continue
+                if records.problem == TRUNCATED:  # its part was cut
                     stats.truncated += 1
                 invalid.append(lane)
                 continue
@@ -197,7 +223,7 @@ class CombinedAsker(ModelAsker):
             lane.modes[chunk.chunk_id] = mode
             lane.keys[chunk.chunk_id] = key
             self._done(lane)
-        return invalid
+        return invalid, unreached
 
 
 def share_of(timings: ServerTimings | None, index: int, count: int) -> ServerTimings | None:

@@ -26,6 +26,7 @@ class Completion:
     completion_tokens: int
     cached_tokens: int | None = None
     timings: ServerTimings | None = None
+    repeated: bool = False  # streamed, and stopped at its first repeated record
 
 
 class _PromptDetails(msgspec.Struct):
@@ -54,6 +55,21 @@ class _Choice(msgspec.Struct):
     finish_reason: str | None = None
 
 
+class _Delta(msgspec.Struct):
+    content: str | None = None
+
+
+class _StreamChoice(msgspec.Struct):
+    delta: _Delta | None = None
+    finish_reason: str | None = None
+
+
+class _Chunk(msgspec.Struct):
+    choices: list[_StreamChoice] = []
+    usage: _Usage | None = None
+    timings: _Timings | None = None
+
+
 class _Response(msgspec.Struct):
     choices: list[_Choice]
     usage: _Usage | None = None
@@ -61,6 +77,7 @@ class _Response(msgspec.Struct):
 
 
 _decode_response = msgspec.json.Decoder(_Response).decode
+_decode_chunk = msgspec.json.Decoder(_Chunk).decode
 
 
 def parse_completion(content: bytes) -> Completion:
@@ -70,18 +87,93 @@ def parse_completion(content: bytes) -> Completion:
         choice = parsed.choices[0]
     except (msgspec.DecodeError, msgspec.ValidationError, IndexError):
         raise NotACompletion from None
-    usage = parsed.usage or _Usage()
+    return _completion(choice.message.content, choice.finish_reason, parsed.usage, parsed.timings)
+
+
+def _completion(
+    content: str | None,
+    finish_reason: str | None,
+    usage: _Usage | None,
+    timings: _Timings | None,
+    *,
+    pieces: int = 0,
+    repeated: bool = False,
+) -> Completion:
+    usage = usage or _Usage()
     cached = usage.prompt_tokens_details.cached_tokens if usage.prompt_tokens_details else None
-    timings = parsed.timings
     if cached is None and timings is not None:
         cached = timings.cache_n
+    completion_tokens = usage.completion_tokens
     return Completion(
-        choice.message.content,
-        choice.finish_reason,
+        content,
+        finish_reason,
         usage.prompt_tokens or 0,
-        usage.completion_tokens or 0,
+        pieces if completion_tokens is None else completion_tokens,
         cached,
         None
         if timings is None
         else ServerTimings(timings.prompt_n, timings.prompt_ms, timings.predicted_ms),
+        repeated,
     )
+
+
+class StreamedCompletion:
+    """A completion read from a server-sent event stream (``"stream": true``), line by
+    line (``line``): the pieces of text joined, the last finish reason, the usage and
+    timings where a chunk carries them (OpenAI, vLLM, Ollama and llama.cpp's server send
+    usage when asked with ``stream_options``; llama-cpp-python sends none: the completion
+    tokens are then the pieces received, one a token, and the prompt tokens 0)."""
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+        self._count = 0
+        self._finish_reason: str | None = None
+        self._usage: _Usage | None = None
+        self._timings: _Timings | None = None
+        self.done = False  # [DONE] read
+
+    def line(self, line: str) -> str | None:
+        """Reads one line of the stream; the text it adds, if any. ``NotACompletion`` for
+        a data line that is not a completion chunk."""
+        if not line.startswith("data:"):
+            return None  # a comment, an event name, a blank line between events
+        data = line[5:].strip()
+        if data == "[DONE]":
+            self.done = True
+            return None
+        try:
+            chunk = _decode_chunk(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            raise NotACompletion from None
+        if chunk.usage is not None:
+            self._usage = chunk.usage
+        if chunk.timings is not None:
+            self._timings = chunk.timings
+        if not chunk.choices:
+            return None
+        choice = chunk.choices[0]
+        if choice.finish_reason is not None:
+            self._finish_reason = choice.finish_reason
+        text = choice.delta.content if choice.delta is not None else None
+        if text:
+            self._pieces.append(text)
+            self._count += 1
+        return text
+
+    @property
+    def ended(self) -> bool:
+        """Whether the stream said it ended (a finish reason, or ``[DONE]``)."""
+        return self.done or self._finish_reason is not None
+
+    def completion(self, content: str | None = None) -> Completion:
+        """The completion read; ``content``: what to give as its text instead (the answer
+        closed before its first repeated record)."""
+        repeated = content is not None
+        return _completion(
+            "".join(self._pieces) if content is None else content,
+            "stop" if repeated else self._finish_reason,
+            self._usage,
+            self._timings,
+            pieces=self._count,
+            repeated=repeated,
+        )

@@ -28,12 +28,13 @@ LENIENT = json.JSONDecoder(strict=False, parse_constant=_not_json)
 
 
 class InvalidAnswer(Exception):
-    """An answer that is not the kind's ``{"records": [...]}``; ``problem`` is
-    content-safe."""
+    """An answer that is not the kind's ``{"records": [...]}``; ``problem`` (and ``hint``,
+    the remedy when there is one) is content-safe."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, hint: str | None = None) -> None:
         super().__init__(problem)
         self.problem = problem
+        self.hint = hint
 
 
 def parse_answer(

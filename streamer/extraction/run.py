@@ -52,6 +52,12 @@ OPENAI = Engine("openai", "a model behind any OpenAI-compatible server, asked ch
 """The model engine: its lanes are asked by ``ModelAsker`` (``streamer.engines`` entry point).
 A run whose lanes are all local (``engine: rules``) imports this module for ``LanePlan``,
 never asyncio nor the server's client (tests/test_startup_imports.py)."""
+# the remedy for an answer cut at max_tokens twice: most often a model writing one record
+# again and again (docs/extraction.md, "Stopping an answer that repeats a record")
+STOP_REPEATS_HINT = (
+    "a model that writes one record again and again is stopped there with "
+    "pipeline.extraction.stop_repeats: true"
+)
 ChunkProgress = Callable[[str, int, int], None]
 """``progress(lane_id, chunks_done, chunk_total)``, called as chunks complete."""
 
@@ -70,6 +76,7 @@ class LaneStats:
     completion_tokens: int = 0
     cached_tokens: int | None = None  # None: the server never said
     truncated: int = 0
+    stopped_at_repeat: int = 0  # answers stopped at their first repeated record
     structured_output: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)
     server: ServerFigures = field(default_factory=ServerFigures)
@@ -145,6 +152,7 @@ class LanePlan:
             "completion_tokens": stats.completion_tokens,
             "cached_tokens": stats.cached_tokens,
             "truncated": stats.truncated,
+            **({"stopped_at_repeat": stats.stopped_at_repeat} if stats.stopped_at_repeat else {}),
             "failures": sorted(stats.failures, key=lambda failure: failure["chunk_id"]),
             **stats.server.receipt(),
             **({} if self.note is None else {"note": self.note}),
@@ -161,6 +169,7 @@ class ModelSettings:
     concurrency: int
     max_retries: int
     max_tokens: int
+    stop_repeats: bool = False
 
 
 class ModelAsker:
@@ -264,7 +273,7 @@ class ModelAsker:
     ) -> None:
         reason = error.problem if isinstance(error, InvalidAnswer) else error.reason
         failure = {"chunk_id": chunk.chunk_id, "reason": reason}
-        if isinstance(error, RequestFailed) and error.hint:
+        if error.hint:
             failure["hint"] = error.hint
         # what every request would meet fails every lane now: nothing more is asked
         failing = self._lanes if isinstance(error, ServerFailed) else lanes
@@ -326,12 +335,15 @@ class ModelAsker:
                 settings.model, conversation, format_, settings.temperature, max_tokens
             )
             probe = not lane.accepted and format_ is not None
-            completion = await self._transport.complete(body, sent, probe=probe)
+            completion = await self._transport.complete(
+                body, sent, probe=probe, stop_repeats=settings.stop_repeats
+            )
             lane.accepted = True
             stats.structured_output = mode
             stats.add(completion)
             if completion.finish_reason == "length":
                 stats.truncated += 1
+            stats.stopped_at_repeat += completion.repeated
             return completion
 
         conversation = messages(lane.spec.prompt, chunk.units)
@@ -349,4 +361,7 @@ class ModelAsker:
             try:
                 return parse_answer(lane.kind, completion.content, completion.finish_reason)
             except InvalidAnswer as twice:
-                raise InvalidAnswer(f"{twice.problem} (asked again once)") from None
+                looped = twice.problem == TRUNCATED and not settings.stop_repeats
+                raise InvalidAnswer(
+                    f"{twice.problem} (asked again once)", STOP_REPEATS_HINT if looped else None
+                ) from None

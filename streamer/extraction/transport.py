@@ -25,6 +25,13 @@ it has answered, a dropped connection is retried as a restart would need), and a
 403 or 404 before it accepted any request (the key, the model's name, the URL's path):
 the run then asks nothing more. Later, they fail the lane that met them, as before.
 
+With ``stop_repeats`` a request asks for a stream (``"stream": true``) and reads its
+server-sent events as they come (``completions.StreamedCompletion``), watching for a
+repeated record (``repeats.RepeatWatch``); at the first, the response is closed unread,
+which closes the connection, and servers stop generating when their client is gone. A
+server that answers a stream in one body is read as one. A stream dropped midway is retried
+as a dropped connection is.
+
 At most ``concurrency`` requests are in flight at once (a semaphore held only while a
 request is on the wire, not while it waits to be retried); ``requests_per_minute`` spaces
 request starts evenly. The key, when there is one, is sent as ``Authorization: Bearer``
@@ -41,7 +48,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from streamer.extraction.completions import Completion, NotACompletion, parse_completion
+from streamer.extraction.completions import (
+    Completion,
+    NotACompletion,
+    StreamedCompletion,
+    parse_completion,
+)
+from streamer.extraction.repeats import RepeatWatch
 from streamer.extraction.transport_errors import (
     BACKOFF_INITIAL_S,
     BACKOFF_MAX_S,
@@ -175,20 +188,27 @@ class ChatTransport:
         on_send: Callable[[], None] = lambda: None,
         *,
         probe: bool = False,
+        stop_repeats: bool = False,
     ) -> Completion:
         """One completion; ``on_send`` is called for every request sent (retries
         included). With ``probe``, a refusal of the request as such raises
-        ``FormatRefused`` (see the module's documentation). Raises ``RequestFailed``."""
+        ``FormatRefused`` (see the module's documentation). With ``stop_repeats``, the
+        answer is streamed and stopped at its first repeated record (``repeats``), the
+        connection closed so that the server stops generating. Raises
+        ``RequestFailed``."""
         from tenacity import AsyncRetrying, retry_if_exception_type
 
-        payload = msgspec.json.encode({**body, **self._extra_body})
+        streamed = {"stream": True, "stream_options": {"include_usage": True}}
+        payload = msgspec.json.encode(
+            {**body, **self._extra_body, **(streamed if stop_repeats else {})}
+        )
         attempts = 0
 
         async def send() -> Completion:
             nonlocal attempts
             attempts += 1
             on_send()
-            return await self._send(payload)
+            return await self._send(payload, stop_repeats)
 
         async def attempt() -> Completion:
             try:
@@ -226,7 +246,7 @@ class ChatTransport:
             ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _send(self, payload: bytes) -> Completion:
+    async def _send(self, payload: bytes, stop_repeats: bool) -> Completion:
         """One request: its completion; ``HttpStatus`` for a non-2xx answer; ``Retryable`` for
         a timeout, a dropped connection or a response that is not a completion."""
         import httpx
@@ -235,7 +255,12 @@ class ChatTransport:
             await self._rate.wait()
         async with self._slots:
             try:
-                response = await self._client.post("chat/completions", content=payload)
+                request = self._client.build_request("POST", "chat/completions", content=payload)
+                response = await self._client.send(request, stream=True)
+                try:
+                    return await self._read(response, stop_repeats)
+                finally:
+                    await response.aclose()  # unread: the connection closes, generation stops
             except httpx.TimeoutException:
                 raise Retryable("the request timed out") from None
             except httpx.ConnectError as error:
@@ -244,15 +269,30 @@ class ChatTransport:
                 raise unreachable(self._base_url, error) from None
             except httpx.TransportError:
                 raise Retryable("the connection failed or was dropped") from None
+
+    async def _read(self, response: httpx.Response, stop_repeats: bool) -> Completion:
         self._answered = True
         status = response.status_code
         if not 200 <= status < 300:
             retry_after = retry_after_seconds(
                 response.headers.get("retry-after"), lambda: datetime.now(UTC)
             )
-            raise HttpStatus(status, retry_after, error_code(response.content))
+            raise HttpStatus(status, retry_after, error_code(await response.aread()))
         self._accepted = True
+        streamed = response.headers.get("content-type", "").startswith("text/event-stream")
         try:
-            return parse_completion(response.content)
+            if not (stop_repeats and streamed):  # a server may answer a stream whole
+                return parse_completion(await response.aread())
+            stream = StreamedCompletion()
+            watch = RepeatWatch()
+            async for line in response.aiter_lines():
+                text = stream.line(line)
+                if text and watch.feed(text):
+                    return stream.completion(watch.closed())
+                if stream.done:
+                    break
+            if not stream.ended:  # closed before its finish reason or [DONE]
+                raise Retryable("the connection failed or was dropped")
+            return stream.completion()
         except NotACompletion:
             raise Retryable("the server's response is not a chat completion") from None
