@@ -141,10 +141,19 @@ def looping(unit: str, times: int) -> list[dict[str, Any]]:
     return [other, *[record] * times]
 
 
-def ask(base_url: str, stop_repeats: bool, timeout_s: float = 10.0) -> Any:
+async def no_wait(seconds: float) -> None:
+    """The backoff's sleep, not slept."""
+
+
+def ask(base_url: str, stop_repeats: bool, max_retries: int = 0) -> Any:
     async def main() -> Any:
         transport = ChatTransport(
-            base_url, api_key=None, timeout_s=timeout_s, max_retries=0, concurrency=1
+            base_url,
+            api_key=None,
+            timeout_s=10.0,
+            max_retries=max_retries,
+            concurrency=1,
+            sleep=no_wait,
         )
         try:
             return await transport.complete({"messages": []}, stop_repeats=stop_repeats)
@@ -294,20 +303,5 @@ def test_a_stream_dropped_before_its_end_is_retried() -> None:
     whole = Reply(content=content, stream=True)
     replies = iter([dropped, whole])
     with fake_server(lambda request: next(replies)) as server:
-
-        async def main() -> Any:
-            transport = ChatTransport(
-                server.base_url,
-                api_key=None,
-                timeout_s=10,
-                max_retries=1,
-                concurrency=1,
-                sleep=lambda seconds: asyncio.sleep(0),
-            )
-            try:
-                return await transport.complete({"messages": []}, stop_repeats=True)
-            finally:
-                await transport.aclose()
-
-        completion = asyncio.run(main())
+        completion = ask(server.base_url, stop_repeats=True, max_retries=1)
     assert len(server.requests) == 2 and completion.content == content
