@@ -7,6 +7,9 @@ BENCH_STAMP := $(VENV)/.bench-installed
 # The real model server of tests/test_model_server.py (llama-cpp-python, SmolLM2-135M),
 # pinned apart from requirements.lock: pip builds llama-cpp-python from source where it has
 # no wheel (cmake, a C++ compiler; 27 min on the shared 2-core machine, cached by pip after).
+# Built for the x86-64 AVX2 baseline (GGML_NATIVE=OFF; CMAKE_ARGS overrides): a native build
+# on a virtual machine that reports AMX but does not enable it died at its first answer
+# (SIGILL on tilezero in ggml's AMX matrix product).
 MODEL_STAMP := $(VENV)/.model-server-installed
 MODEL_REQUIREMENTS := requirements-model-server.txt
 MODEL_EXCLUDES := $(shell sed -n 's/^\([A-Za-z0-9_.-]*\)==.*/--exclude \1/p' $(MODEL_REQUIREMENTS))
@@ -78,7 +81,7 @@ model-server: $(MODEL_STAMP)
 
 $(MODEL_STAMP): $(STAMP) $(MODEL_REQUIREMENTS)
 	@echo "== the model server of the real-server tests ($(MODEL_REQUIREMENTS)); a first install builds llama.cpp"
-	@if CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install --quiet --disable-pip-version-check \
+	@if CMAKE_ARGS="$${CMAKE_ARGS:--DGGML_NATIVE=OFF}" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install --quiet --disable-pip-version-check \
 		--no-deps -r $(MODEL_REQUIREMENTS); then \
 		touch $(MODEL_STAMP); \
 	elif [ "$$CI" = true ]; then \

@@ -111,7 +111,8 @@ def record(args: argparse.Namespace) -> dict[str, Any]:
                 stop.set()
                 recorder.stop()
             log = server.log.read_text("utf-8", errors="replace")
-        evaluated = [int(found) for found in EVALUATED.findall(log)]
+        found = EVALUATED.findall(log)[model_server.WARMUP_REQUESTS :]  # the run's requests
+        evaluated = [int(count) for count in found]
         requests = [_request(exchange, started) for exchange in recorder.exchanges]
         for request, tokens in zip(
             [r for r in requests if r["status"] == 200], evaluated, strict=False

