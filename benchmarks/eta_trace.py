@@ -34,12 +34,18 @@ QUESTION = re.compile(r"^Question ([a-z0-9-]+):$", re.MULTILINE)
 FIRST_UNIT = re.compile(r"^\[([^\]]+)\]", re.MULTILINE)
 
 
+def _lanes_asked(body: dict[str, Any]) -> list[str]:
+    """The lanes a combined request asks (its ``Question <lane>:`` lines, in the system
+    message since combined requests ask the questions first); none for a per-lane one."""
+    return QUESTION.findall("\n".join(str(message["content"]) for message in body["messages"]))
+
+
 def _empty_answer(body: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
     """The server's answer with an empty valid one in place of the model's: the 135M
     model's answers are mostly cut or invalid, and a lane that fails stops asking, which
     would end the trace early. The server's work (its prompt evaluated, its tokens
     generated up to ``max_tokens``) is the real one."""
-    lanes = QUESTION.findall(str(body["messages"][-1]["content"]))
+    lanes = _lanes_asked(body)
     empty: Any = {lane: {"records": []} for lane in lanes} if lanes else {"records": []}
     choice = answer["choices"][0]
     choice["message"]["content"] = json.dumps(empty)
@@ -56,7 +62,7 @@ def _request(exchange: Exchange, started: float) -> dict[str, Any]:
         "t": round(exchange.at - started, 3),
         "status": exchange.status,
         "first_unit": None if first_unit is None else first_unit.group(1),
-        "lanes": QUESTION.findall(user),
+        "lanes": _lanes_asked(exchange.body),
         **{key: exchange.usage.get(key) for key in ("prompt_tokens", "completion_tokens")},
     }
 

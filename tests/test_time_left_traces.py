@@ -49,6 +49,7 @@ def replay(trace: dict[str, Any]) -> dict[int, int]:
         ("per-lane-c1e001", {20: 2, 25: 0, 50: -2, 75: 6}),  # load 2.9 to 4.0
         ("per-lane-c2e001", {20: 20, 25: 12, 50: -11, 75: -12}),  # load 2.2 to 4.2
         ("combined-c1e001", {20: -16, 25: -12, 50: -3, 75: 6}),  # load 3.0 to 4.0
+        ("combined-c2e001-steady", {20: 19, 25: 21, 50: 7, 75: 2}),  # load 0.7 to 1.3
     ],
 )
 def test_the_time_left_is_within_the_target(name: str, errors: dict[int, int]) -> None:
