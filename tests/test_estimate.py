@@ -44,7 +44,9 @@ def test_estimate_counts_with_the_servers_tokenizer_and_publishes_nothing(
 
     in_folder(tmp_path, "bridge.vtt")
     with fake_server(script) as server:
-        config = write_config(tmp_path, server.base_url, lanes=LANES, max_units=4)
+        config = write_config(
+            tmp_path, server.base_url, lanes=LANES, max_units=4, requests="per-lane"
+        )
         run = invoke(
             ["run", "bridge.vtt", "--output", "s", "--config", str(config), "--estimate"],
             cwd=tmp_path,

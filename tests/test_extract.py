@@ -138,7 +138,9 @@ def objects(schema: Any) -> list[dict[str, Any]]:
 
 def test_the_request_of_each_kind_carries_its_prompt_and_strict_schema(tmp_path: Path) -> None:
     with fake_server(always(Reply())) as server:
-        config = write_config(tmp_path, server.base_url, lanes=ALL_LANES, max_units=26)
+        config = write_config(
+            tmp_path, server.base_url, lanes=ALL_LANES, max_units=26, requests="per-lane"
+        )
         result = extract(config, tmp_path / "out")
     registry = api.default_registry()
     sent = {
@@ -438,7 +440,9 @@ def test_an_answer_invalid_twice_fails_the_lane(tmp_path: Path, name: str) -> No
         return bad if "spell" in request.body["messages"][1]["content"] else Reply()
 
     with fake_server(script) as server:
-        config = write_config(tmp_path, server.base_url, lanes=lanes, max_units=26)
+        config = write_config(
+            tmp_path, server.base_url, lanes=lanes, max_units=26, requests="per-lane"
+        )
         result = extract(config, tmp_path / "out")
     assert lane(result)["failures"] == [
         {"chunk_id": "chunk-000001", "reason": f"{problem} (asked again once)"}

@@ -94,11 +94,11 @@ def files(out: Path) -> dict[str, bytes]:
 def test_one_request_per_chunk_split_into_the_per_lane_bytes(tmp_path: Path) -> None:
     with fake_server(answers) as server:
         (tmp_path / "a").mkdir()
-        config = write_config(tmp_path / "a", server.base_url, lanes=LANES)
+        config = write_config(tmp_path / "a", server.base_url, lanes=LANES, requests="per-lane")
         extract(config, tmp_path / "a" / "out")
         per_lane = len(server.requests)
         (tmp_path / "b").mkdir()
-        config = write_config(tmp_path / "b", server.base_url, lanes=LANES, requests="combined")
+        config = write_config(tmp_path / "b", server.base_url, lanes=LANES)  # the default
         result = extract(config, tmp_path / "b" / "out")
         combined = server.requests[per_lane:]
     assert per_lane == 3 * CHUNKS
@@ -354,9 +354,9 @@ def test_shares_sum_to_the_total_and_differ_by_at_most_one(total: int, count: in
     assert each == sorted(each, reverse=True)
 
 
-def test_config_show_names_the_mode(tmp_path: Path) -> None:
-    config = write_config(tmp_path, "http://127.0.0.1:9/v1", requests="combined")
+def test_config_show_names_a_mode_other_than_the_default(tmp_path: Path) -> None:
+    config = write_config(tmp_path, "http://127.0.0.1:9/v1", requests="per-lane")
     shown = invoke(["config", "--show", "--config", str(config)])
     assert (shown.status, shown.stderr) == (0, "")
     text = shown.stdout.decode("utf-8")
-    assert yaml.safe_load(text)["pipeline"]["extraction"]["requests"] == "combined"
+    assert yaml.safe_load(text)["pipeline"]["extraction"]["requests"] == "per-lane"

@@ -130,7 +130,7 @@ def test_the_defaults_are_the_documented_ones(tmp_path: Path) -> None:
     expected = {
         "engine": "`openai`",
         "structured_output": "`auto`",
-        "requests": "`per-lane`",
+        "requests": "`combined`",
         "max_tokens": f"`{DEFAULT_MAX_TOKENS}`",
         "concurrency": f"`{DEFAULT_CONCURRENCY}`",
         "timeout_s": f"`{DEFAULT_TIMEOUT_S:g}`",

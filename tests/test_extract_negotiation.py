@@ -40,7 +40,9 @@ def test_auto_finds_the_first_mode_the_server_takes_once_for_the_run(
     tmp_path: Path, sleeps: Sleeps
 ) -> None:
     with fake_server(refusing("json_schema")) as server:
-        config = write_config(tmp_path, server.base_url, lanes=LANES, concurrency=3)
+        config = write_config(
+            tmp_path, server.base_url, lanes=LANES, concurrency=3, requests="per-lane"
+        )
         result = extract(config, tmp_path / "out")
     modes = [mode_of(request) for request in server.requests]
     # the probe: json_schema, its 500 sent again at once, then the next mode; nothing else
@@ -56,13 +58,21 @@ def test_auto_finds_the_first_mode_the_server_takes_once_for_the_run(
     # another one asks again
     with fake_server(refusing("json_schema")) as server:
         same = write_config(
-            tmp_path, server.base_url, lanes=LANES, structured_output="json_object_schema"
+            tmp_path,
+            server.base_url,
+            lanes=LANES,
+            structured_output="json_object_schema",
+            requests="per-lane",
         )
         again = extract(same, tmp_path / "out")
         assert server.requests == []
         assert {item["cache_hits"] for item in again.lanes} == {CHUNKS}
         other = write_config(
-            tmp_path, server.base_url, lanes=LANES, structured_output="json_object"
+            tmp_path,
+            server.base_url,
+            lanes=LANES,
+            structured_output="json_object",
+            requests="per-lane",
         )
         extract(other, tmp_path / "out")
         assert len(server.requests) == 6 * CHUNKS
@@ -157,7 +167,9 @@ def test_max_tokens_is_sent_with_every_request_and_a_lane_may_override_it(
 ) -> None:
     lanes: list[dict[str, Any]] = [{**LANES[0], "max_tokens": 300}, LANES[1]]
     with fake_server(cites_first_unit) as server:
-        config = write_config(tmp_path, server.base_url, lanes=lanes, max_tokens=200)
+        config = write_config(
+            tmp_path, server.base_url, lanes=lanes, max_tokens=200, requests="per-lane"
+        )
         result = extract(config, tmp_path / "out")
     sent = {
         ("spells" if "spell" in request.units else "npcs", request.body["max_tokens"])
@@ -198,7 +210,9 @@ def test_requests_go_chunk_by_chunk_then_lane_by_lane(tmp_path: Path) -> None:
     """With one request at a time, the lanes of a chunk are asked one after the other,
     so a server's prompt cache still holds the chunk when its next lane asks."""
     with fake_server(always(Reply())) as server:
-        config = write_config(tmp_path, server.base_url, lanes=LANES, concurrency=1)
+        config = write_config(
+            tmp_path, server.base_url, lanes=LANES, concurrency=1, requests="per-lane"
+        )
         extract(config, tmp_path / "out")
     kinds = {
         "spell": "spells",

@@ -89,6 +89,7 @@ def write_config(folder: Path, base_url: str, mode: str) -> Path:
                 "base_url": base_url,
                 "model": "smollm2-135m",
                 "structured_output": mode,
+                "requests": "per-lane",  # combined: tests/test_model_server_combined.py
                 "max_tokens": MAX_TOKENS,
                 "concurrency": 1,  # llama-cpp-python answers one request at a time
                 "timeout_s": 600,

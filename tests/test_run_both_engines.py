@@ -91,7 +91,14 @@ def write_inputs(root: Path, base_url: str, engine: Any) -> tuple[Path, Path]:
             ],
             "chunking": {"max_units": 4, "overlap_units": 1},
             "normalization": {"glossary": "glossary.yaml"},
-            "extraction": {"base_url": base_url, "model": "fake-model", "max_retries": 0},
+            # per lane: model_answer answers one lane's request (combined requests:
+            # tests/test_extract_combined.py, tests/test_server_unreachable.py)
+            "extraction": {
+                "base_url": base_url,
+                "model": "fake-model",
+                "max_retries": 0,
+                "requests": "per-lane",
+            },
         }
     }
     path = root / "streamer.yaml"

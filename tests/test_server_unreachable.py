@@ -41,8 +41,13 @@ def test_a_refused_connection_fails_every_model_lane_in_one_line(tmp_path: Path)
     )
     receipt = orjson.loads(run.stdout)
     extract = next(stage for stage in receipt["stages"] if stage["stage"] == "extract")
-    requests = {lane["lane_id"]: lane["requests"] for lane in extract["counts"]["lanes"]}
-    assert sum(requests.values()) == 1  # asked once, not once per lane and attempt
+    # asked once, in one combined request, not once per lane and attempt
+    asked = [
+        (lane["lane_id"], lane["requests"], lane["combined_requests"])
+        for lane in extract["counts"]["lanes"]
+        if lane["engine"] == "openai"
+    ]
+    assert asked == [(lane, 0, 1) for lane in sorted(f"{model_lanes}, {both}".split(", "))]
     assert "lanes/spells.json" in receipt["files"]
     spells = orjson.loads((tmp_path / "out" / "lanes" / "spells.json").read_bytes())["records"]
     assert [record["spell"] for record in spells] == ["Shield", "Fireball"]  # the rules'
