@@ -43,6 +43,9 @@ class Reply:
     piece: int = 1
     hold: bool = False
     drop_stream: bool = False  # write only the pieces, then close the connection
+    # write only the pieces, then ``[DONE]`` without a finish reason, as llama-cpp-python
+    # (``interrupt_requests``) cuts a streamed answer off when another request waits
+    cut_off: bool = False
 
 
 def structured_mode(body: dict[str, Any]) -> str:
@@ -86,6 +89,9 @@ def events(reply: Reply) -> Iterator[bytes]:
     for start in range(0, len(content), reply.piece):
         yield event(chunk({"content": content[start : start + reply.piece]}, None))
     if reply.hold or reply.drop_stream:
+        return
+    if reply.cut_off:
+        yield b"data: [DONE]\n\n"
         return
     yield event(chunk({}, reply.finish_reason))
     last: dict[str, Any] = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": []}

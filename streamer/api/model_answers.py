@@ -51,3 +51,6 @@ def ask_models(
     )
     asker = CombinedAsker if settings.requests == "combined" else ModelAsker
     asker(plan, lanes, cache, model, transport, reuse=reuse, progress=progress).ask()
+    if transport.in_flight_limit < concurrency:  # the server queued requests: slots.py
+        for lane in lanes:
+            lane.stats.in_flight_lowered_to = transport.in_flight_limit

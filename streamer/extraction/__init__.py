@@ -13,6 +13,7 @@ shape), never from a domain package. One module a job:
 - ``response_schema``: ``{"records": [model-facing record]}`` and its strict variant;
 - ``responses``: validating an answer (a content-safe path and rule when it fails);
 - ``transport``: HTTP to the server, concurrency, rate, retries and backoff;
+- ``slots``: the requests in flight, lowered when the server queues them;
 - ``cache``: validated answers on disk, so that a rerun asks only for what is missing;
 - ``candidates``: the candidates files;
 - ``run``: a run over every lane, and its receipt.

@@ -161,6 +161,13 @@ class StreamedCompletion:
         return text
 
     @property
+    def cut_off(self) -> bool:
+        """``[DONE]`` without a finish reason: the server stopped the answer before its end
+        (llama-cpp-python does, with ``interrupt_requests`` on by default, as soon as
+        another request waits); every server named here sends a finish reason first."""
+        return self.done and self._finish_reason is None
+
+    @property
     def ended(self) -> bool:
         """Whether the stream said it ended (a finish reason, or ``[DONE]``)."""
         return self.done or self._finish_reason is not None

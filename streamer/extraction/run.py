@@ -77,6 +77,8 @@ class LaneStats:
     cached_tokens: int | None = None  # None: the server never said
     truncated: int = 0
     stopped_at_repeat: int = 0  # answers stopped at their first repeated record
+    # the run's requests in flight, once a server that queued them lowered it (``slots``)
+    in_flight_lowered_to: int | None = None
     structured_output: str | None = None
     failures: list[dict[str, str]] = field(default_factory=list)
     server: ServerFigures = field(default_factory=ServerFigures)
@@ -153,6 +155,11 @@ class LanePlan:
             "cached_tokens": stats.cached_tokens,
             "truncated": stats.truncated,
             **({"stopped_at_repeat": stats.stopped_at_repeat} if stats.stopped_at_repeat else {}),
+            **(
+                {}
+                if stats.in_flight_lowered_to is None
+                else {"in_flight_lowered_to": stats.in_flight_lowered_to}
+            ),
             "failures": sorted(stats.failures, key=lambda failure: failure["chunk_id"]),
             **stats.server.receipt(),
             **({} if self.note is None else {"note": self.note}),

@@ -32,8 +32,11 @@ which closes the connection, and servers stop generating when their client is go
 server that answers a stream in one body is read as one. A stream dropped midway is retried
 as a dropped connection is.
 
-At most ``concurrency`` requests are in flight at once (a semaphore held only while a
-request is on the wire, not while it waits to be retried); ``requests_per_minute`` spaces
+At most ``concurrency`` requests are in flight at once (held only while a request is on
+the wire, not while it waits to be retried), fewer once a request timed out while others
+were in flight or its streamed answer was cut off (``[DONE]`` before a finish reason:
+llama-cpp-python stops an answer so when another request waits) (``slots.InFlight``: the
+server serves fewer at once); ``requests_per_minute`` spaces
 request starts evenly. The key, when there is one, is sent as ``Authorization: Bearer``
 and nowhere else: no error, log or receipt shows it.
 """
@@ -55,6 +58,7 @@ from streamer.extraction.completions import (
     parse_completion,
 )
 from streamer.extraction.repeats import RepeatWatch
+from streamer.extraction.slots import InFlight
 from streamer.extraction.transport_errors import (
     BACKOFF_INITIAL_S,
     BACKOFF_MAX_S,
@@ -168,7 +172,7 @@ class ChatTransport:
         self._answered = False  # whether the server has answered any request yet
         self._accepted = False  # whether it has accepted one (a 2xx)
         self._max_retries = max_retries
-        self._slots = asyncio.Semaphore(concurrency)
+        self._slots = InFlight(concurrency)
         self._sleep = sleep
         self._rate = (
             None if requests_per_minute is None else _RateLimit(requests_per_minute, clock, sleep)
@@ -178,6 +182,12 @@ class ChatTransport:
     def _run_wide(self) -> str | None:
         """The URL a refusal names as the run's, until a request was accepted."""
         return None if self._accepted else self._base_url
+
+    @property
+    def in_flight_limit(self) -> int:
+        """The most requests in flight now: ``concurrency``, or fewer once the server
+        queued one until it timed out (``slots``)."""
+        return self._slots.limit
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -262,6 +272,7 @@ class ChatTransport:
                 finally:
                     await response.aclose()  # unread: the connection closes, generation stops
             except httpx.TimeoutException:
+                self._slots.crowded()
                 raise Retryable("the request timed out") from None
             except httpx.ConnectError as error:
                 if self._answered:
@@ -293,6 +304,9 @@ class ChatTransport:
                     break
             if not stream.ended:  # closed before its finish reason or [DONE]
                 raise Retryable("the connection failed or was dropped")
+            if stream.cut_off:  # [DONE] without a finish reason: stopped for another request
+                self._slots.crowded()
+                raise Retryable("the server cut the answer off for another request")
             return stream.completion()
         except NotACompletion:
             raise Retryable("the server's response is not a chat completion") from None
