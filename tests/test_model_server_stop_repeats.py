@@ -99,3 +99,41 @@ def test_stopped_answers_are_the_repeating_ones_and_a_rerun_asks_nothing(
     _, asked = extract(server, tmp_path, crd3_slice, requests)
     if not failed:
         assert asked == []
+
+
+def test_the_defaults_come_down_to_the_one_request_the_server_answers_at_once(
+    server: Recorder, crd3_slice: Path, tmp_path: Path
+) -> None:
+    """The defaults (four requests in flight, combined, answers streamed) against a server
+    that answers one request at a time and cuts a streamed answer off ([DONE] before a
+    finish reason) as soon as another request waits: the run lowers itself to one request
+    in flight at the first cut, so only the answers already asked are cut off, no lane
+    fails for it, and every model lane's receipt says so."""
+    extraction = {"base_url": server.base_url, "model": "smollm2-135m", "max_retries": 1}
+    extraction |= {"max_tokens": MAX_TOKENS, "timeout_s": 600}
+    lanes = [{"id": lane, "artifact_kind": KIND_OF_LANE[lane]} for lane in LANES]
+    chunking = {"max_units": 3, "overlap_units": 0}  # three chunks: three asked at once
+    pipeline = {"lanes": lanes, "chunking": chunking, "extraction": extraction}
+    config = tmp_path / "streamer.yaml"
+    config.write_text(yaml.safe_dump({"pipeline": pipeline}, sort_keys=False))
+    server.take()
+    run = run_cli(
+        [
+            *("extract", "--config", str(config), "--source", str(crd3_slice)),
+            *("--output-dir", str(tmp_path / "candidates")),
+        ]
+    )
+    assert run.status in (0, 4), run.stderr  # ok, or a lane failed (a 135M model)
+    receipt, exchanges = json.loads(run.stdout), server.take()
+    # answered, neither to its end nor stopped by streamer: cut off by the server
+    cut = [
+        each
+        for each in exchanges
+        if each.status == 200 and not each.stopped and each.finish_reason == "None"
+    ]
+    print(f"\n{len(exchanges)} requests, {len(cut)} answers cut off")
+    # only those in flight before the run came down to one: at most the three chunks'
+    assert 1 <= len(cut) <= 3
+    assert {lane.get("in_flight_lowered_to") for lane in receipt["lanes"]} == {1}
+    for lane in receipt["lanes"]:
+        assert not any("cut the answer off" in failure["reason"] for failure in lane["failures"])
